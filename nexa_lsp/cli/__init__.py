@@ -1,0 +1,63 @@
+"""Command line: `nexa-lsp [serve|check|agent|runs] ...`.
+
+Each subcommand lives in its own module exposing ``register(subparsers)``; the
+module is imported only when needed so `nexa-lsp check` never pays for pygls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+SUBCOMMANDS: dict[str, str] = {
+    "serve": "nexa_lsp.cli.serve",
+    "check": "nexa_lsp.cli.check",
+    "agent": "nexa_lsp.cli.agent",
+    "runs": "nexa_lsp.cli.runs",
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Build the argument parser; with ``only`` set, import just that subcommand."""
+    from nexa_lsp import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="nexa-lsp",
+        description="Nexa language server (default: serve on stdio), checker and run tool.",
+    )
+    parser.add_argument("--version", action="version", version=f"nexa-lsp {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name in SUBCOMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=f"see `nexa-lsp {name} --help`")
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:  # subcommand not built into this install
+            if exc.name != module_name:
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list or args_list[0].startswith("--") and args_list[0] not in ("--help", "--version"):
+        # `nexa-lsp` alone, or `nexa-lsp --tcp HOST:PORT`, starts the server.
+        args_list = ["serve", *args_list]
+    first = args_list[0]
+    parser = build_parser(first if first in SUBCOMMANDS else None)
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    result: int = handler(args)
+    return result
