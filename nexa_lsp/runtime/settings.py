@@ -1,0 +1,302 @@
+"""Provider settings from ``.nxs`` files and the environment, where Nexa users keep them.
+
+A ``.nxs`` file holds ``KEY = value`` lines and ``config NAME { KEY = value, ... }`` blocks;
+whole-line ``//`` comments are skipped. Values are literals read without running code:
+strings, numbers, lists/dicts, ``true``/``false``/``null``, or a bare word (e.g. a URL).
+
+Files are collected from the working directory and up to nine ancestors (plus, for a
+program with ``use config NAME;``, the directories above the program). **The nearest file
+wins**: when two files set the same key or block, the one closer to the working directory
+is used (Nexa 2.x let the farthest ancestor win). A key is looked up in the active block
+(``use config NAME;`` / ``RunConfig.config_name``), then the ``default`` block, then flat
+keys, then the environment.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nexa_lsp.runtime.errors import SettingsError
+
+MAX_ANCESTORS = 9
+_BLOCK_START = re.compile(r"^\s*config\s+([A-Za-z_][\w-]*)\s*\{(.*)$")
+_ASSIGNMENT = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*=\s*(.*?)\s*,?\s*$")
+_USE_CONFIG = re.compile(r"^\s*use\s+config\s+([A-Za-z_][\w-]*)\s*;?", re.MULTILINE)
+
+
+def parse_value(text: str) -> Any:
+    """A literal value: JSON, a Python literal, true/false/null, or the bare text."""
+    text = text.strip()
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("null", "none"):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _split_entries(body: str) -> list[str]:
+    """Split a block body on commas and newlines that are outside strings and brackets."""
+    entries: list[str] = []
+    depth = 0
+    quote = ""
+    current = ""
+    for char in body:
+        if quote:
+            current += char
+            if char == quote and not current.endswith("\\" + quote):
+                quote = ""
+            continue
+        if char in "\"'":
+            quote = char
+        elif char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth -= 1
+        if char in ",\n" and depth == 0:
+            if current.strip():
+                entries.append(current)
+            current = ""
+            continue
+        current += char
+    if current.strip():
+        entries.append(current)
+    return entries
+
+
+@dataclass(frozen=True)
+class SettingsFile:
+    """One parsed ``.nxs`` file."""
+
+    path: Path
+    flat: Mapping[str, Any]
+    blocks: Mapping[str, Mapping[str, Any]]
+
+
+def parse_nxs(text: str, path: Path | str = "<memory>") -> SettingsFile:
+    """Parse the text of a ``.nxs`` file."""
+    path = Path(path)
+    flat: dict[str, Any] = {}
+    blocks: dict[str, dict[str, Any]] = {}
+    lines = [line for line in text.splitlines() if not line.strip().startswith("//")]
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if not line.strip():
+            continue
+        block = _BLOCK_START.match(line)
+        if block:
+            name, rest = block.group(1), block.group(2)
+            joined = rest
+            cut = _closing_brace(joined)
+            while cut < 0 and index < len(lines):
+                joined += "\n" + lines[index]
+                index += 1
+                cut = _closing_brace(joined)
+            if cut < 0:
+                raise SettingsError(f"{path}: block `config {name}` is not closed with `}}`")
+            entries: dict[str, Any] = {}
+            for entry in _split_entries(joined[:cut]):
+                key, sep, value = entry.partition("=")
+                if not sep:
+                    raise SettingsError(f"{path}: in block `{name}`, `{entry.strip()}` is not `KEY = value`")
+                entries[key.strip()] = parse_value(value)
+            blocks[name] = entries
+            continue
+        assignment = _ASSIGNMENT.match(line)
+        if not assignment:
+            raise SettingsError(
+                f"{path}: line `{line.strip()}` is neither `KEY = value` nor `config NAME {{`"
+            )
+        flat[assignment.group(1)] = parse_value(assignment.group(2))
+    return SettingsFile(path, flat, blocks)
+
+
+def _closing_brace(text: str) -> int:
+    """Index of the ``}`` closing a block whose ``{`` came just before ``text``; -1 if absent."""
+    depth = 1
+    quote = ""
+    previous = ""
+    for position, char in enumerate(text):
+        if quote:
+            if char == quote and previous != "\\":
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth -= 1
+            if depth == 0:
+                return position
+        previous = char
+    return -1
+
+
+def find_settings_files(start: Path, max_ancestors: int = MAX_ANCESTORS) -> list[Path]:
+    """``*.nxs`` files in ``start`` and up to ``max_ancestors`` parents, nearest first."""
+    found: list[Path] = []
+    directory = start.resolve()
+    for _ in range(max_ancestors + 1):
+        if directory.is_dir():
+            found.extend(sorted(directory.glob("*.nxs")))
+        if directory.parent == directory:
+            break
+        directory = directory.parent
+    return found
+
+
+def use_config_name(source: str) -> str | None:
+    """The ``NAME`` of a ``use config NAME;`` statement in a Nexa program, if any."""
+    match = _USE_CONFIG.search(source)
+    return match.group(1) if match else None
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """Everything needed to reach one provider. ``api_key`` is never stored in a run."""
+
+    name: str
+    api: str
+    api_key: str | None = field(default=None, repr=False)
+    base_url: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+DEFAULT_API_FOR = {"anthropic": "anthropic", "scripted": "scripted", "openai-responses": "responses"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Layered settings: ``.nxs`` files (nearest first), the active block, then the environment."""
+
+    files: tuple[SettingsFile, ...] = ()
+    config_name: str | None = None
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def load(
+        cls,
+        working_directory: Path | str,
+        config_name: str | None = None,
+        extra_directories: Iterable[Path] = (),
+        environ: Mapping[str, str] | None = None,
+    ) -> Settings:
+        """Read the ``.nxs`` files that apply to ``working_directory`` (and ``extra_directories``)."""
+        paths = find_settings_files(Path(working_directory))
+        for directory in extra_directories:
+            paths.extend(p for p in find_settings_files(directory) if p not in paths)
+        files = []
+        for path in paths:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise SettingsError(f"cannot read settings file {path}: {exc}") from exc
+            files.append(parse_nxs(text, path))
+        return cls(tuple(files), config_name, dict(os.environ if environ is None else environ))
+
+    def block(self, name: str) -> Mapping[str, Any] | None:
+        for settings_file in self.files:
+            if name in settings_file.blocks:
+                return settings_file.blocks[name]
+        return None
+
+    def flat(self, key: str) -> Any:
+        for settings_file in self.files:
+            if key in settings_file.flat:
+                return settings_file.flat[key]
+        return None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Active block, then ``default`` block, then flat keys, then the environment."""
+        for name in (self.config_name, "default"):
+            if name is None:
+                continue
+            block = self.block(name)
+            if block is not None and key in block:
+                return block[key]
+        value = self.flat(key)
+        if value is not None:
+            return value
+        return self.environ.get(key, default)
+
+    def default_model(self) -> str | None:
+        model = self.get("MODEL")
+        if model is None:
+            names = self.get("MODEL_NAME")
+            if isinstance(names, dict):
+                model = names.get("strong")
+            elif isinstance(names, str):
+                model = names
+        return str(model) if model else None
+
+    def provider_name(self) -> str | None:
+        """A provider named in settings: ``PROVIDER`` in a ``.nxs`` file or ``NEXA_PROVIDER``."""
+        for name in (self.config_name, "default"):
+            block = self.block(name) if name else None
+            if block is not None and block.get("PROVIDER"):
+                return str(block["PROVIDER"])
+        value = self.flat("PROVIDER") or self.environ.get("NEXA_PROVIDER")
+        return str(value) if value else None
+
+    def provider(self, name: str) -> ProviderSettings:
+        """Credentials and options of provider ``name``.
+
+        Active block's ``API_KEY``/``BASE_URL`` if either is set; else a block named like the
+        provider; else ``<NAME>_API_KEY``/``<NAME>_BASE_URL``; else ``API_KEY``/``BASE_URL``.
+        """
+        prefix = name.upper().replace("-", "_") + "_"
+        source: Mapping[str, Any] | None = None
+        active = self.block(self.config_name) if self.config_name else None
+        if active is not None and ("API_KEY" in active or "BASE_URL" in active):
+            source = active
+        elif self.block(name) is not None:
+            source = self.block(name)
+        if source is not None:
+            api_key, base_url = source.get("API_KEY"), source.get("BASE_URL")
+            options = dict(source)
+        else:
+            api_key = self.get(prefix + "API_KEY")
+            base_url = self.get(prefix + "BASE_URL")
+            if api_key is None and base_url is None:
+                api_key, base_url = self.get("API_KEY"), self.get("BASE_URL")
+            options = {}
+            for key in (
+                "API",
+                "MODEL",
+                "TIMEOUT",
+                "MAX_RETRIES",
+                "BACKOFF",
+                "MAX_RESPONSE_BYTES",
+                "STORE",
+                "THINKING_BUDGET",
+                "SCRIPT",
+            ):
+                value = self.get(prefix + key)
+                if value is None:
+                    value = self.get(key)
+                if value is not None:
+                    options[key] = value
+        api = str(options.get("API") or DEFAULT_API_FOR.get(name, "chat"))
+        return ProviderSettings(
+            name=name,
+            api=api,
+            api_key=None if api_key is None else str(api_key),
+            base_url=None if base_url is None else str(base_url),
+            options=options,
+        )
