@@ -1,0 +1,116 @@
+"""Building the Lark parsers: one per path, built once per process and cached on disk."""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import threading
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from lark import Lark
+
+from nexa_lsp.syntax.version import VersionPath
+
+GRAMMAR_FILES = {VersionPath.COMPAT_24: "nexa24.lark", VersionPath.NEXA_30: "nexa30.lark"}
+
+_lock = threading.Lock()
+
+
+def grammar_dir() -> Path:
+    """The folder holding the `.lark` files.
+
+    Installed wheels carry them as ``nexa_lsp/_grammar``; a source checkout has
+    them in the top-level ``grammar/`` folder.
+    """
+    packaged = Path(__file__).resolve().parent.parent / "_grammar"
+    if (packaged / "common.lark").is_file():
+        return packaged
+    checkout = Path(__file__).resolve().parent.parent.parent / "grammar"
+    if (checkout / "common.lark").is_file():
+        return checkout
+    raise FileNotFoundError(
+        f"Nexa grammar files not found in {packaged} or {checkout}; reinstall nexa-lsp"
+    )
+
+
+def _cache_file(path: VersionPath) -> str:
+    folder = os.environ.get("NEXA_LSP_CACHE_DIR") or os.path.join(tempfile.gettempdir(), "nexa-lsp-cache")
+    os.makedirs(folder, exist_ok=True)
+    # Lark keys the cache on the grammar text and options; one file per path.
+    return os.path.join(folder, f"{GRAMMAR_FILES[path]}.cache")
+
+
+@dataclass(frozen=True, slots=True)
+class PathParser:
+    """A Lark LALR parser for one path plus the facts error messages need."""
+
+    path: VersionPath
+    lark: Lark
+    terminal_names: dict[str, str]  # base name (IDENT, RBRACE, ...) -> parser's terminal name
+    readable: dict[str, str]  # parser's terminal name -> words for messages
+
+
+_REGEX_WORDS = {
+    "IDENT": "a name",
+    "STRING": "a string",
+    "MSTRING": 'a """string"""',
+    "RSTRING": 'a regex r"..."',
+    "TEMPLATE_STRING": 'a template"""..."""',
+    "INT": "an integer",
+    "FLOAT": "a number",
+    "AT_TOOL": '"@tool"',
+    "PYTHON_BANG": '"python!"',
+    "MCP_COLON": '"mcp:"',
+    "$END": "end of input",
+}
+
+
+def base_terminal_name(name: str) -> str:
+    """``common__IDENT`` -> ``IDENT`` (Lark prefixes imported names)."""
+    if name.startswith("__"):
+        return name
+    return name.rsplit("__", 1)[-1]
+
+
+def build_lark(path: VersionPath, use_cache: bool = True) -> Lark:
+    """Construct the Lark parser for ``path`` (LALR, contextual lexer, positions on)."""
+    lark_logger = logging.getLogger("lark")
+    previous = lark_logger.level
+    lark_logger.setLevel(logging.ERROR)  # shift/reduce notes are expected and documented
+    try:
+        return Lark.open(
+            str(grammar_dir() / GRAMMAR_FILES[path]),
+            parser="lalr",
+            lexer="contextual",
+            propagate_positions=True,
+            maybe_placeholders=False,
+            cache=_cache_file(path) if use_cache else False,
+        )
+    finally:
+        lark_logger.setLevel(previous)
+
+
+@cache
+def _path_parser(path: VersionPath) -> PathParser:
+    lark = build_lark(path)
+    names: dict[str, str] = {}
+    readable: dict[str, str] = {"$END": "end of input"}
+    for terminal in lark.terminals:
+        base = base_terminal_name(terminal.name)
+        names.setdefault(base, terminal.name)
+        if base in _REGEX_WORDS:
+            readable[terminal.name] = _REGEX_WORDS[base]
+        elif terminal.pattern.type == "str":
+            readable[terminal.name] = f'"{terminal.pattern.value}"'
+        else:
+            readable[terminal.name] = base.lower()
+    return PathParser(path, lark, names, readable)
+
+
+def parser_for(path: VersionPath) -> PathParser:
+    """The shared parser of ``path`` (thread-safe, built on first use)."""
+    with _lock:
+        return _path_parser(path)

@@ -1,0 +1,319 @@
+"""Parsing one chunk with Lark's interactive LALR parser and error recovery.
+
+The driver feeds tokens itself so that, at each syntax error, it can:
+
+1. report it once, in words (`unexpected "=>": expected one of ...`);
+2. try to repair it by inserting one token (a missing `}`, `)`, `;`, `,`, `:`,
+   or a placeholder name/string) when that lets the offending token through;
+3. otherwise drop the offending token and go on (panic mode), without
+   reporting the tokens dropped right after it.
+
+At the end of the chunk, unclosed brackets are closed by inserting their
+closers, with a message naming what was left open and where
+(`expected "}" to close agent Writer opened at 12:5`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lark import Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from nexa_lsp.syntax.grammar import PathParser, base_terminal_name
+
+MAX_ERRORS_PER_CHUNK = 25
+
+_OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
+_CLOSER_TEXT = {"RBRACE": "}", "RPAR": ")", "RSQB": "]"}
+# Tokens worth inserting to repair an error, in order of preference.
+_INSERTABLE = ("SEMI", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "IDENT", "STRING", "EQUAL")
+_PLACEHOLDER_TEXT = {"IDENT": "", "STRING": '""', "SEMI": "", "COMMA": "", "COLON": "", "EQUAL": ""}
+_OWNER_WORDS = frozenset(
+    {
+        "agent", "tool", "flow", "protocol", "struct", "enum", "trait", "impl", "job", "server",
+        "group", "if", "else", "for", "while", "loop", "try", "catch", "match", "autoloop",
+        "with_context", "context_policy", "try_agent", "catch_correction", "unharnessed",
+        "before_step", "after_step", "on_error", "before_tool", "after_tool", "perform",
+        "on_failure", "context", "semantic_if", "test", "fn",
+    }
+)
+_NAMED_OWNERS = frozenset({"agent", "tool", "flow", "protocol", "struct", "enum", "trait", "impl", "job", "fn", "test"})
+
+
+@dataclass(slots=True)
+class SyntaxProblem:
+    """A syntax error inside a chunk (offsets relative to the chunk)."""
+
+    code: str
+    message: str
+    start: int
+    end: int
+    related: list[tuple[int, int, str]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Open:
+    kind: str  # LBRACE / LPAR / LSQB
+    start: int
+    owner: str
+
+
+@dataclass(slots=True)
+class ChunkParse:
+    tree: Tree[Token] | None
+    problems: list[SyntaxProblem]
+
+
+class _Driver:
+    def __init__(self, parser: PathParser, text: str, line_starts: list[int] | None = None) -> None:
+        self.parser = parser
+        self.text = text
+        self.problems: list[SyntaxProblem] = []
+        self.open_stack: list[_Open] = []
+        self.recent: list[Token] = []
+        self.fed_since_error = 1
+        self.last_token: Token | None = None
+        self.term = parser.terminal_names
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _t(self, base: str) -> str:
+        return self.term.get(base, base)
+
+    def _readable(self, names: set[str] | frozenset[str]) -> str:
+        words = sorted({self.parser.readable.get(n, base_terminal_name(n)) for n in names})
+        if len(words) > 8:
+            words = [*words[:8], "..."]
+        return ", ".join(words)
+
+    def _report(self, problem: SyntaxProblem) -> None:
+        if self.fed_since_error == 0:
+            return  # still inside the same broken stretch
+        self.fed_since_error = 0
+        if len(self.problems) < MAX_ERRORS_PER_CHUNK:
+            self.problems.append(problem)
+
+    def _position_text(self, offset: int) -> str:
+        line = self.text.count("\n", 0, offset)
+        column = offset - (self.text.rfind("\n", 0, offset) + 1)
+        return f"{line + 1}:{column + 1}"
+
+    def _owner_of_brace(self) -> str:
+        """Describe what a `{` being opened belongs to, from the tokens before it."""
+        words: list[str] = []
+        for tok in reversed(self.recent[-12:]):
+            base = base_terminal_name(tok.type)
+            if base in ("LBRACE", "RBRACE", "SEMI"):
+                break
+            words.append(str(tok))
+        words.reverse()
+        for i, word in enumerate(words):
+            if word in _NAMED_OWNERS and i + 1 < len(words):
+                return f"{word} {words[i + 1]}"
+        for word in reversed(words):
+            if word in _OWNER_WORDS:
+                return f"{word} block"
+        return "block"
+
+    def _track(self, tok: Token) -> None:
+        base = base_terminal_name(tok.type)
+        if base in _OPENERS:
+            owner = self._owner_of_brace() if base == "LBRACE" else ""
+            self.open_stack.append(_Open(base, tok.start_pos or 0, owner))
+        elif base in _CLOSER_TEXT:
+            for i in range(len(self.open_stack) - 1, -1, -1):
+                if _OPENERS[self.open_stack[i].kind] == base:
+                    del self.open_stack[i:]
+                    break
+        self.recent.append(tok)
+        if len(self.recent) > 64:
+            del self.recent[:32]
+
+    def _placeholder(self, base: str, at: Token | None) -> Token:
+        name = self._t(base)
+        value = _PLACEHOLDER_TEXT.get(base, _CLOSER_TEXT.get(base, ""))
+        pos = (at.start_pos if at is not None else len(self.text)) or 0
+        tok = Token(name, value, start_pos=pos, end_pos=pos, line=1, column=1, end_line=1, end_column=1)
+        return tok
+
+    # -- feeding -------------------------------------------------------------------
+
+    def feed(self, ip: object, tok: Token) -> None:
+        from lark.parsers.lalr_interactive_parser import InteractiveParser
+
+        assert isinstance(ip, InteractiveParser)
+        try:
+            ip.feed_token(tok)
+        except UnexpectedToken as err:
+            self._recover(ip, tok, err)
+            return
+        self._track(tok)
+        self.fed_since_error += 1
+        self.last_token = tok
+
+    def _recover(self, ip: object, tok: Token, err: UnexpectedToken) -> None:
+        from lark.parsers.lalr_interactive_parser import InteractiveParser
+
+        assert isinstance(ip, InteractiveParser)
+        expected = set(err.expected) if err.expected else set(ip.choices())
+        start = tok.start_pos or 0
+        end = tok.end_pos if tok.end_pos is not None else start
+        shown = self.parser.readable.get(tok.type, f'"{tok}"')
+        if base_terminal_name(tok.type) not in ("IDENT", "STRING", "MSTRING", "INT", "FLOAT"):
+            shown = f'"{tok}"'
+        else:
+            shown = f'{shown} "{_shorten(str(tok))}"'
+        self._report(
+            SyntaxProblem("NX001", f"unexpected {shown}: expected {self._readable(expected)}", start, max(end, start + 1))
+        )
+        # 1. one inserted token that lets `tok` through
+        for base in _INSERTABLE:
+            name = self._t(base)
+            if name not in expected:
+                continue
+            trial = ip.copy(deepcopy_values=False)
+            try:
+                trial.feed_token(self._placeholder(base, tok))
+                trial.feed_token(tok)
+            except UnexpectedInput:
+                continue
+            ip.feed_token(self._placeholder(base, tok))
+            ip.feed_token(tok)
+            self._track(tok)
+            self.last_token = tok
+            return
+        # 2. panic mode: drop the token (a closer we cannot place is dropped too)
+        return
+
+    def finish(self, ip: object) -> Tree[Token] | None:
+        from lark.parsers.lalr_interactive_parser import InteractiveParser
+
+        assert isinstance(ip, InteractiveParser)
+        end_pos = len(self.text.rstrip())
+        last = self.last_token
+        for _ in range(200):
+            trial = ip.copy(deepcopy_values=False)
+            try:
+                result = trial.feed_eof(last)
+                return result if isinstance(result, Tree) else None
+            except UnexpectedInput:
+                pass
+            choices = set(ip.choices())
+            inserted = None
+            if self.open_stack:
+                closer = _OPENERS[self.open_stack[-1].kind]
+                if self._t(closer) in choices:
+                    opened = self.open_stack[-1]
+                    what = opened.owner if opened.kind == "LBRACE" else ""
+                    text = _CLOSER_TEXT[closer]
+                    where = self._position_text(opened.start)
+                    message = (
+                        f'expected "{text}" to close {what} opened at {where}'
+                        if what
+                        else f'expected "{text}" to close "{self.text[opened.start]}" opened at {where}'
+                    )
+                    anchor = last.start_pos if last is not None and last.start_pos is not None else end_pos
+                    anchor_end = last.end_pos if last is not None and last.end_pos is not None else end_pos
+                    self.fed_since_error = max(self.fed_since_error, 1)
+                    self._report(
+                        SyntaxProblem(
+                            "NX003",
+                            message,
+                            anchor,
+                            max(anchor_end, anchor + 1),
+                            [(opened.start, opened.start + 1, f'"{text[0] if text else ""}" opened here')],
+                        )
+                    )
+                    inserted = closer
+            if inserted is None:
+                for base in _INSERTABLE:
+                    if self._t(base) in choices:
+                        inserted = base
+                        break
+            if inserted is None:
+                if self.fed_since_error:
+                    self._report(
+                        SyntaxProblem("NX001", f"unexpected end of input: expected {self._readable(choices)}",
+                                      end_pos, end_pos)
+                    )
+                return None
+            if inserted not in _CLOSER_TEXT and self.fed_since_error:
+                self._report(
+                    SyntaxProblem(
+                        "NX001",
+                        f"unexpected end of input: expected {self._readable(choices)}",
+                        max(0, end_pos - 1),
+                        end_pos,
+                    )
+                )
+            placeholder = self._placeholder(inserted, None)
+            try:
+                ip.feed_token(placeholder)
+            except UnexpectedInput:
+                return None
+            self._track(placeholder)
+        return None
+
+
+def _shorten(text: str, limit: int = 24) -> str:
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def parse_chunk(parser: PathParser, text: str) -> ChunkParse:
+    """Parse one chunk's text, recovering from errors; offsets are chunk-relative."""
+    driver = _Driver(parser, text)
+    ip = parser.lark.parse_interactive(text, start="start")
+    lexer_thread = ip.lexer_thread
+    state = ip.parser_state
+    guard = 0
+    while True:
+        guard += 1
+        if guard > len(text) + 10:
+            break
+        try:
+            for tok in lexer_thread.lex(state):
+                driver.feed(ip, tok)
+            break
+        except UnexpectedCharacters as err:
+            pos = err.pos_in_stream
+            char = text[pos : pos + 1]
+            driver._report(SyntaxProblem("NX002", _unexpected_character_message(text, pos), pos, pos + 1))
+            skip = _skip_length(text, pos)
+            lexer_thread.state.line_ctr.feed(text[pos : pos + skip])
+            if not char:
+                break
+        except UnexpectedToken as err:
+            # The contextual lexer found a token that no state of this position accepts.
+            tok = err.token
+            driver._recover(ip, tok, err)
+    tree = driver.finish(ip)
+    return ChunkParse(tree, driver.problems)
+
+
+def _skip_length(text: str, pos: int) -> int:
+    """How much to skip after an unexpected character: a whole bad string or comment."""
+    char = text[pos : pos + 1]
+    if char == "'":
+        end = text.find("'", pos + 1)
+        newline = text.find("\n", pos + 1)
+        if end != -1 and (newline == -1 or end < newline):
+            return end - pos + 1
+    if char == "#":
+        newline = text.find("\n", pos)
+        return (newline if newline != -1 else len(text)) - pos
+    return 1
+
+
+def _unexpected_character_message(text: str, pos: int) -> str:
+    char = text[pos : pos + 1]
+    if char == "'":
+        return "single-quoted strings are not Nexa: use double quotes \"...\""
+    if char == "#":
+        return "'#' does not start a comment in Nexa: use // or /* */"
+    if char and not char.isascii():
+        return f"unexpected character {char!r}: names must be ASCII; non-ASCII text belongs in strings or comments"
+    if char == '"':
+        return 'unterminated string: add the closing "'
+    return f"unexpected character {char!r}"
