@@ -1,0 +1,56 @@
+/**
+ * Identifiers shared by the extension and its tests. No `vscode` import here:
+ * everything under src/logic runs in plain Node.
+ */
+
+export const LANGUAGE_ID = "nexa";
+export const CLIENT_ID = "nexa";
+export const OUTPUT_CHANNEL_NAME = "Nexa Language Server";
+export const PYTHON_MODULE = "nexa_lsp";
+export const PIP_PACKAGE = "nexa-lsp";
+export const PYTHON_EXTENSION_ID = "ms-python.python";
+export const RUNS_VIEW_ID = "nexaRuns";
+
+/** Commands the server registers (docs/commands.md). The language client
+ * registers each of them in VS Code, so the extension's own commands use
+ * the `nexa.client.*` ids below. */
+export const SERVER_COMMANDS = {
+  execute: "nexa.execute",
+  resume: "nexa.resume",
+  continue: "nexa.continue",
+  approve: "nexa.approve",
+  deny: "nexa.deny",
+  cancel: "nexa.cancel",
+  recover: "nexa.recover",
+  showRun: "nexa.showRun",
+  listRuns: "nexa.listRuns",
+  migrateFile: "nexa.migrateFile",
+} as const;
+export type ServerCommand = (typeof SERVER_COMMANDS)[keyof typeof SERVER_COMMANDS];
+
+/** Palette, context-menu and view commands contributed by the extension. */
+export const CLIENT_COMMANDS = {
+  executeAgent: "nexa.client.executeAgent",
+  continueRun: "nexa.client.continueRun",
+  resumeRun: "nexa.client.resumeRun",
+  approve: "nexa.client.approve",
+  deny: "nexa.client.deny",
+  cancelRun: "nexa.client.cancelRun",
+  recoverToolCall: "nexa.client.recoverToolCall",
+  showRun: "nexa.client.showRun",
+  migrateFile: "nexa.client.migrateFile",
+  restartServer: "nexa.client.restartServer",
+  refreshRuns: "nexa.client.refreshRuns",
+  showOutput: "nexa.client.showOutput",
+  versionStatusClicked: "nexa.client.versionStatusClicked",
+} as const;
+export type ClientCommand = (typeof CLIENT_COMMANDS)[keyof typeof CLIENT_COMMANDS];
+
+/** Server -> client notification sent after a run changes state. */
+export const RUNS_CHANGED_NOTIFICATION = "nexa/runsChanged";
+
+/** Context keys set by the extension (used in `when` clauses of package.json). */
+export const CONTEXT_KEYS = {
+  extensionActive: "nexa.extensionActive",
+  activeFileIsV24: "nexa.activeFileIsV24",
+} as const;

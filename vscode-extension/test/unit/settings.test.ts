@@ -1,0 +1,119 @@
+import { strict as assert } from "node:assert";
+import { describe, it } from "node:test";
+import {
+  DEFAULT_SETTINGS,
+  enforceTrustOnConfiguration,
+  enforceTrustOnConfigurationItem,
+  initializationOptions,
+  readServerSettings,
+} from "../../src/logic/settings";
+
+const reader =
+  (values: Record<string, unknown>) =>
+  (key: string): unknown =>
+    values[key];
+
+describe("readServerSettings", () => {
+  it("has working defaults", () => {
+    assert.deepEqual(readServerSettings(reader({}), true), {
+      runs: { enabled: true, store: ".nexa/runs.sqlite3", provider: "" },
+      diagnostics: { migrationHints: true, debounceMs: 150 },
+    });
+    assert.deepEqual(readServerSettings(reader({}), true), initializationOptions(DEFAULT_SETTINGS));
+  });
+
+  it("maps every nexa.* setting", () => {
+    const s = readServerSettings(
+      reader({
+        "runs.enabled": false,
+        "runs.store": "var/runs.db",
+        "runs.provider": "scripted",
+        "diagnostics.migrationHints": false,
+        "diagnostics.debounceMs": 400,
+      }),
+      true,
+    );
+    assert.deepEqual(s, {
+      runs: { enabled: false, store: "var/runs.db", provider: "scripted" },
+      diagnostics: { migrationHints: false, debounceMs: 400 },
+    });
+  });
+
+  it("an untrusted workspace never enables runs", () => {
+    assert.equal(readServerSettings(reader({ "runs.enabled": true }), false).runs.enabled, false);
+    assert.equal(readServerSettings(reader({}), false).runs.enabled, false);
+  });
+
+  it("ignores values of the wrong type and clamps the debounce", () => {
+    const s = readServerSettings(
+      reader({
+        "runs.enabled": "yes",
+        "runs.store": 3,
+        "runs.provider": null,
+        "diagnostics.migrationHints": 0,
+        "diagnostics.debounceMs": -5,
+      }),
+      true,
+    );
+    assert.deepEqual(s, { ...initializationOptions(DEFAULT_SETTINGS), diagnostics: { migrationHints: true, debounceMs: 0 } });
+    assert.equal(readServerSettings(reader({ "diagnostics.debounceMs": 1e9 }), true).diagnostics.debounceMs, 5000);
+    assert.equal(readServerSettings(reader({ "diagnostics.debounceMs": NaN }), true).diagnostics.debounceMs, 150);
+    assert.equal(readServerSettings(reader({ "runs.store": "  " }), true).runs.store, ".nexa/runs.sqlite3");
+  });
+
+  it("initializationOptions copies (no shared references)", () => {
+    const s = readServerSettings(reader({}), true);
+    const o = initializationOptions(s);
+    o.runs.enabled = false;
+    assert.equal(s.runs.enabled, true);
+  });
+});
+
+describe("workspace/configuration answers under workspace trust", () => {
+  const full = { runs: { enabled: true, store: "s", provider: "" }, diagnostics: { migrationHints: true, debounceMs: 150 } };
+
+  it("trusted answers pass through untouched", () => {
+    const results = [full, true];
+    assert.equal(enforceTrustOnConfiguration([{ section: "nexa" }, { section: "nexa.runs.enabled" }], results, true), results);
+  });
+
+  it("section nexa gets runs.enabled false when untrusted", () => {
+    const out = enforceTrustOnConfigurationItem("nexa", full, false) as typeof full;
+    assert.equal(out.runs.enabled, false);
+    assert.equal(out.runs.store, "s");
+    assert.equal(full.runs.enabled, true, "the input is not mutated");
+  });
+
+  it("nested sections are patched too", () => {
+    assert.equal(enforceTrustOnConfigurationItem("nexa.runs.enabled", true, false), false);
+    assert.deepEqual(enforceTrustOnConfigurationItem("nexa.runs", { enabled: true, store: "x" }, false), {
+      enabled: false,
+      store: "x",
+    });
+    assert.deepEqual(enforceTrustOnConfigurationItem("nexa", null, false), { runs: { enabled: false } });
+    const whole = enforceTrustOnConfigurationItem(undefined, { nexa: full, editor: { tabSize: 4 } }, false) as {
+      nexa: typeof full;
+      editor: unknown;
+    };
+    assert.equal(whole.nexa.runs.enabled, false);
+    assert.deepEqual(whole.editor, { tabSize: 4 });
+  });
+
+  it("other sections are not touched", () => {
+    assert.deepEqual(enforceTrustOnConfigurationItem("nexa.diagnostics", { migrationHints: true }, false), {
+      migrationHints: true,
+    });
+    assert.equal(enforceTrustOnConfigurationItem("python", 1, false), 1);
+  });
+
+  it("maps a whole answer item by item", () => {
+    const out = enforceTrustOnConfiguration(
+      [{ section: "nexa" }, { section: "files" }, { section: "nexa.runs.enabled" }],
+      [full, { exclude: {} }, true],
+      false,
+    );
+    assert.equal((out[0] as typeof full).runs.enabled, false);
+    assert.deepEqual(out[1], { exclude: {} });
+    assert.equal(out[2], false);
+  });
+});
