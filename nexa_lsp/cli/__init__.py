@@ -59,5 +59,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return 2
-    result: int = handler(args)
+    try:
+        result: int = handler(args)
+    except BrokenPipeError:  # e.g. `nexa-lsp check ... | head`
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
     return result

@@ -92,7 +92,13 @@ class SQLiteCheckpointStore:
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         connection = self._connection()
-        connection.execute("BEGIN IMMEDIATE")
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise CheckpointError(
+                f"{self.path} stayed locked by another writer for more than {self.busy_timeout:g}s ({exc}); "
+                "retry, or raise the busy timeout"
+            ) from exc
         try:
             yield connection
         except BaseException:

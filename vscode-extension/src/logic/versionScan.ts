@@ -106,3 +106,12 @@ export function versionStatus(scan: VersionScan): VersionStatus {
   }
   return { text: "Nexa 2.4 (compatibility)", tooltip, offersMigration: true };
 }
+
+/**
+ * True when `prefix` (the start of a document) may be too short to decide:
+ * the leading trivia runs up to (or close to) its end. Editors scan a few
+ * lines first and read more only when this says so.
+ */
+export function scanNeedsMoreText(prefix: string): boolean {
+  return skipLeadingTrivia(prefix) + 64 >= prefix.length;
+}

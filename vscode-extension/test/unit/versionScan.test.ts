@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
-import { scanVersion, skipLeadingTrivia, versionStatus } from "../../src/logic/versionScan";
+import { scanNeedsMoreText, scanVersion, skipLeadingTrivia, versionStatus } from "../../src/logic/versionScan";
 
 describe("scanVersion", () => {
   it("no declaration is the 2.4 compatibility path", () => {
@@ -99,5 +99,15 @@ describe("versionStatus", () => {
     assert.equal(st.text, "Nexa 2.4 (compatibility)");
     assert.match(st.tooltip, /Unsupported version declaration `nexa 3.7`/);
     assert.match(st.tooltip, /2\.4, 3\.0/);
+  });
+});
+
+describe("scanNeedsMoreText", () => {
+  it("asks for more text only while the prefix is trivia up to its end", () => {
+    const code = "agent A { prompt: \"x\" }\n".repeat(10);
+    assert.equal(scanNeedsMoreText(code), false);
+    assert.equal(scanNeedsMoreText("// a long header\n".repeat(50)), true);
+    assert.equal(scanNeedsMoreText("/* still open\n" + "x\n".repeat(100)), true);
+    assert.equal(scanNeedsMoreText("// header\n" + code), false);
   });
 });

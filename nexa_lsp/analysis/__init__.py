@@ -1,0 +1,1 @@
+"""Analysis layer: symbols, references, semantic and migration diagnostics, fixes."""

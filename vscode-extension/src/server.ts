@@ -1,0 +1,318 @@
+/**
+ * Starts, stops and restarts the Python language server (`<python> -m nexa_lsp`)
+ * through vscode-languageclient, and sends it the `nexa` settings.
+ */
+
+import * as vscode from "vscode";
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  ResponseError,
+  State,
+  type LanguageClientOptions,
+  type Middleware,
+  type ServerOptions,
+} from "vscode-languageclient/node";
+import type { CommandRequest } from "./logic/commandArgs";
+import { changesRuns } from "./logic/commandArgs";
+import { CLIENT_ID, LANGUAGE_ID, OUTPUT_CHANNEL_NAME, PIP_PACKAGE, PYTHON_MODULE, RUNS_CHANGED_NOTIFICATION } from "./logic/constants";
+import {
+  classifyModuleCheck,
+  describeInterpreter,
+  formatCommandLine,
+  installCommandLine,
+  moduleCheckCommandLine,
+  resolveInterpreter,
+  serverCommandLine,
+  type Interpreter,
+} from "./logic/interpreter";
+import { runProcess } from "./logic/process";
+import { enforceTrustOnConfiguration, initializationOptions, readServerSettings, type NexaServerSettings } from "./logic/settings";
+import { loadPythonExtension } from "./pythonExtension";
+
+export interface RunsChangedParams {
+  run_id?: string;
+  agent?: string;
+  status?: string;
+}
+
+/** Hook that may complete or veto a server command invoked by a code lens. */
+export type ServerCommandInterceptor = (command: string, args: unknown[]) => Promise<unknown[] | undefined>;
+
+export class ServerNotRunningError extends Error {
+  constructor() {
+    super("The Nexa language server is not running.");
+  }
+}
+
+/** Current `nexa` settings for the server, with workspace trust applied. */
+export function currentServerSettings(resource?: vscode.Uri): NexaServerSettings {
+  const config = vscode.workspace.getConfiguration("nexa", resource);
+  return readServerSettings((key) => config.get(key), vscode.workspace.isTrusted);
+}
+
+function workspaceFolderFor(resource: vscode.Uri | undefined): vscode.WorkspaceFolder | undefined {
+  if (resource !== undefined) {
+    const folder = vscode.workspace.getWorkspaceFolder(resource);
+    if (folder !== undefined) return folder;
+  }
+  return vscode.workspace.workspaceFolders?.[0];
+}
+
+function activeNexaUri(): vscode.Uri | undefined {
+  const doc = vscode.window.activeTextEditor?.document;
+  return doc?.languageId === LANGUAGE_ID ? doc.uri : undefined;
+}
+
+/** `nexa.server.pythonPath`; in an untrusted workspace only the user value counts. */
+function configuredPythonPath(resource: vscode.Uri | undefined): string | undefined {
+  const config = vscode.workspace.getConfiguration("nexa", resource);
+  if (vscode.workspace.isTrusted) return config.get<string>("server.pythonPath");
+  return config.inspect<string>("server.pythonPath")?.globalValue;
+}
+
+export class ServerManager implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private busy: Promise<void> = Promise.resolve();
+  private interpreter: Interpreter | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly runsChanged = new vscode.EventEmitter<RunsChangedParams | undefined>();
+  private readonly started = new vscode.EventEmitter<void>();
+  private readonly stopped = new vscode.EventEmitter<void>();
+  private interceptor: ServerCommandInterceptor | undefined;
+
+  /** The server reported a run change, or a command that changes runs finished. */
+  readonly onRunsChanged = this.runsChanged.event;
+  readonly onDidStart = this.started.event;
+  readonly onDidStop = this.stopped.event;
+
+  constructor(readonly output: vscode.OutputChannel) {
+    this.disposables.push(this.runsChanged, this.started, this.stopped);
+  }
+
+  setServerCommandInterceptor(interceptor: ServerCommandInterceptor): void {
+    this.interceptor = interceptor;
+  }
+
+  get isRunning(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  get currentInterpreter(): Interpreter | undefined {
+    return this.interpreter;
+  }
+
+  start(): Promise<void> {
+    return this.serialize(() => this.doStart());
+  }
+
+  stop(): Promise<void> {
+    return this.serialize(() => this.doStop());
+  }
+
+  restart(): Promise<void> {
+    return this.serialize(async () => {
+      await this.doStop();
+      await this.doStart();
+    });
+  }
+
+  private serialize(task: () => Promise<void>): Promise<void> {
+    const next = this.busy.then(task, task);
+    this.busy = next.catch(() => undefined);
+    return next;
+  }
+
+  private log(message: string): void {
+    this.output.appendLine(`[client] ${message}`);
+  }
+
+  private async doStart(): Promise<void> {
+    if (this.client !== undefined) return;
+    const resource = activeNexaUri();
+    const folder = workspaceFolderFor(resource);
+    const interpreter = await resolveInterpreter({
+      configured: configuredPythonPath(resource ?? folder?.uri),
+      pythonExtension: loadPythonExtension,
+      resource: resource ?? folder?.uri,
+      pathContext: { workspaceFolder: folder?.uri.fsPath, home: process.env["HOME"] ?? process.env["USERPROFILE"], env: process.env },
+    });
+    this.interpreter = interpreter;
+    this.log(`Python: ${describeInterpreter(interpreter)}`);
+
+    const check = classifyModuleCheck(
+      await runProcess(moduleCheckCommandLine(interpreter), { cwd: folder?.uri.fsPath }),
+    );
+    if (check.status !== "ok") {
+      this.log(`cannot start the server: ${check.status}: ${check.detail}`);
+      void this.reportStartProblem(interpreter, check.status, check.detail);
+      return;
+    }
+
+    const line = serverCommandLine(interpreter);
+    this.log(`starting: ${formatCommandLine(line)}`);
+    const serverOptions: ServerOptions = {
+      command: line.command,
+      args: line.args,
+      options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1" } },
+    };
+    const client = new LanguageClient(CLIENT_ID, OUTPUT_CHANNEL_NAME, serverOptions, this.clientOptions());
+    client.onNotification(RUNS_CHANGED_NOTIFICATION, (params: RunsChangedParams | undefined) => {
+      this.runsChanged.fire(params);
+    });
+    this.client = client;
+    try {
+      await client.start();
+    } catch (err) {
+      this.client = undefined;
+      const message = err instanceof Error ? err.message : String(err);
+      this.log(`the server failed to start: ${message}`);
+      void vscode.window
+        .showErrorMessage(`Nexa: the language server failed to start: ${message}`, "Show Output", "Restart")
+        .then((choice) => {
+          if (choice === "Show Output") this.output.show(true);
+          if (choice === "Restart") void this.restart();
+        });
+      try {
+        await client.dispose(2000);
+      } catch {
+        // already gone
+      }
+      return;
+    }
+    this.started.fire();
+  }
+
+  private async doStop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client === undefined) return;
+    try {
+      if (client.needsStop()) await client.stop(5000);
+    } catch (err) {
+      this.log(`stop: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    try {
+      await client.dispose(1000);
+    } catch {
+      // ignore
+    }
+    this.stopped.fire();
+  }
+
+  private clientOptions(): LanguageClientOptions {
+    const watcher = vscode.workspace.createFileSystemWatcher("**/*.{nx,nxlib}");
+    this.disposables.push(watcher);
+    const middleware: Middleware = {
+      workspace: {
+        configuration: async (params, token, next) => {
+          const result = await next(params, token);
+          if (result instanceof ResponseError) return result;
+          return enforceTrustOnConfiguration(params.items, result, vscode.workspace.isTrusted) as typeof result;
+        },
+      },
+      executeCommand: async (command, args, next) => {
+        let finalArgs: unknown[] | undefined = args;
+        if (this.interceptor !== undefined) {
+          finalArgs = await this.interceptor(command, args);
+          if (finalArgs === undefined) return undefined;
+        }
+        const result: unknown = await next(command, finalArgs);
+        if (changesRuns(command)) this.runsChanged.fire(undefined);
+        return result;
+      },
+    };
+    return {
+      documentSelector: [
+        { scheme: "file", language: LANGUAGE_ID },
+        { scheme: "untitled", language: LANGUAGE_ID },
+      ],
+      outputChannel: this.output,
+      traceOutputChannel: this.output,
+      initializationOptions: () => initializationOptions(currentServerSettings(activeNexaUri())),
+      synchronize: { fileEvents: watcher },
+      middleware,
+    };
+  }
+
+  private async reportStartProblem(interpreter: Interpreter, status: string, detail: string): Promise<void> {
+    const python = [interpreter.command, ...interpreter.prefixArgs].join(" ");
+    if (status === "missing-module") {
+      const install = `Install ${PIP_PACKAGE}`;
+      const choice = await vscode.window.showErrorMessage(
+        `Nexa: the language server is not installed for ${python} (${detail || `No module named ${PYTHON_MODULE}`}). ` +
+          `Install it with \`${formatCommandLine(installCommandLine(interpreter))}\`, or choose another interpreter in the nexa.server.pythonPath setting.`,
+        install,
+        "Open Settings",
+        "Show Output",
+      );
+      if (choice === install) this.installServer(interpreter);
+      else if (choice === "Open Settings") void openSetting("nexa.server.pythonPath");
+      else if (choice === "Show Output") this.output.show(true);
+      return;
+    }
+    const message =
+      status === "interpreter-not-found"
+        ? `Nexa: the Python interpreter ${python} was not found (${describeInterpreter(interpreter)}). Set nexa.server.pythonPath to a Python 3.11+ interpreter.`
+        : `Nexa: could not check the language server with ${python}: ${detail}`;
+    const choice = await vscode.window.showErrorMessage(message, "Open Settings", "Show Output");
+    if (choice === "Open Settings") void openSetting("nexa.server.pythonPath");
+    else if (choice === "Show Output") this.output.show(true);
+  }
+
+  /** Runs `<python> -m pip install nexa-lsp` in a terminal; restarts the server when it succeeds. */
+  installServer(interpreter: Interpreter): void {
+    const line = installCommandLine(interpreter);
+    this.log(`installing: ${formatCommandLine(line)}`);
+    const terminal = vscode.window.createTerminal({
+      name: `Install ${PIP_PACKAGE}`,
+      shellPath: line.command,
+      shellArgs: line.args,
+      cwd: vscode.workspace.workspaceFolders?.[0]?.uri,
+    });
+    terminal.show();
+    const sub = vscode.window.onDidCloseTerminal((closed) => {
+      if (closed !== terminal) return;
+      sub.dispose();
+      if (closed.exitStatus?.code === 0) {
+        this.log(`${PIP_PACKAGE} installed; starting the server`);
+        void this.restart();
+      } else {
+        this.log(`installation ended with exit code ${String(closed.exitStatus?.code)}`);
+      }
+    });
+    this.disposables.push(sub);
+  }
+
+  /** Sends one `workspace/executeCommand` request with its single object argument. */
+  async executeCommand(request: CommandRequest): Promise<unknown> {
+    const client = this.client;
+    if (client === undefined || client.state !== State.Running) throw new ServerNotRunningError();
+    const result: unknown = await client.sendRequest(ExecuteCommandRequest.type, {
+      command: request.command,
+      arguments: request.arguments,
+    });
+    if (changesRuns(request.command)) this.runsChanged.fire(undefined);
+    return result;
+  }
+
+  /** Pushes the `nexa` settings after a change (or a trust grant). */
+  pushConfiguration(): void {
+    const client = this.client;
+    if (client === undefined || client.state !== State.Running) return;
+    const settings = currentServerSettings(activeNexaUri());
+    void client
+      .sendNotification(DidChangeConfigurationNotification.type, { settings: { nexa: settings } })
+      .catch((err: unknown) => this.log(`didChangeConfiguration: ${String(err)}`));
+  }
+
+  dispose(): void {
+    void this.doStop();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+export function openSetting(id: string): Thenable<unknown> {
+  return vscode.commands.executeCommand("workbench.action.openSettings", id);
+}
