@@ -51,6 +51,7 @@ class PathParser:
     lark: Lark
     terminal_names: dict[str, str]  # base name (IDENT, RBRACE, ...) -> parser's terminal name
     readable: dict[str, str]  # parser's terminal name -> words for messages
+    keyword_types: frozenset[str]  # terminals that are words (`agent`, `type`, ...)
 
 
 _REGEX_WORDS = {
@@ -107,7 +108,10 @@ def _path_parser(path: VersionPath) -> PathParser:
             readable[terminal.name] = f'"{terminal.pattern.value}"'
         else:
             readable[terminal.name] = base.lower()
-    return PathParser(path, lark, names, readable)
+    keywords = frozenset(
+        t.name for t in lark.terminals if t.pattern.type == "str" and t.pattern.value.isidentifier()
+    )
+    return PathParser(path, lark, names, readable, keywords)
 
 
 def parser_for(path: VersionPath) -> PathParser:

@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.parsers.lalr_analysis import Shift
 
 from nexa_lsp.syntax.grammar import PathParser, base_terminal_name
 
 MAX_ERRORS_PER_CHUNK = 25
+
 
 _OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
 _CLOSER_TEXT = {"RBRACE": "}", "RPAR": ")", "RSQB": "]"}
@@ -143,6 +145,12 @@ class _Driver:
         from lark.parsers.lalr_interactive_parser import InteractiveParser
 
         assert isinstance(ip, InteractiveParser)
+        if tok.type in self.parser.keyword_types and not _accepts(ip.parser_state, tok.type):
+            # LALR merges states, so the contextual lexer can offer a keyword (`type`)
+            # where, in this context, only a name fits: read it as that name.
+            ident = self._t("IDENT")
+            if _accepts(ip.parser_state, ident):
+                tok = Token.new_borrow_pos(ident, str(tok), tok)
         try:
             ip.feed_token(tok)
         except UnexpectedToken as err:
@@ -254,6 +262,27 @@ class _Driver:
                 return None
             self._track(placeholder)
         return None
+
+
+def _accepts(state: object, token_type: str) -> bool:
+    """Would the LALR state accept ``token_type`` next (after any reductions)?"""
+    from lark.parsers.lalr_parser_state import ParserState
+
+    assert isinstance(state, ParserState)
+    states = state.parse_conf.states
+    stack = list(state.state_stack)
+    for _ in range(10_000):
+        action = states[stack[-1]].get(token_type)
+        if action is None:
+            return False
+        kind, arg = action
+        if kind is Shift:
+            return True
+        size = len(arg.expansion)
+        if size:
+            del stack[-size:]
+        stack.append(states[stack[-1]][arg.origin.name][1])
+    return False
 
 
 def _shorten(text: str, limit: int = 24) -> str:
