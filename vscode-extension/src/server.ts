@@ -81,6 +81,7 @@ export class ServerManager implements vscode.Disposable {
   private readonly started = new vscode.EventEmitter<void>();
   private readonly stopped = new vscode.EventEmitter<void>();
   private interceptor: ServerCommandInterceptor | undefined;
+  private readonly watcher: vscode.FileSystemWatcher;
 
   /** The server reported a run change, or a command that changes runs finished. */
   readonly onRunsChanged = this.runsChanged.event;
@@ -88,7 +89,8 @@ export class ServerManager implements vscode.Disposable {
   readonly onDidStop = this.stopped.event;
 
   constructor(readonly output: vscode.OutputChannel) {
-    this.disposables.push(this.runsChanged, this.started, this.stopped);
+    this.watcher = vscode.workspace.createFileSystemWatcher("**/*.{nx,nxlib}");
+    this.disposables.push(this.runsChanged, this.started, this.stopped, this.watcher);
   }
 
   setServerCommandInterceptor(interceptor: ServerCommandInterceptor): void {
@@ -202,8 +204,6 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private clientOptions(): LanguageClientOptions {
-    const watcher = vscode.workspace.createFileSystemWatcher("**/*.{nx,nxlib}");
-    this.disposables.push(watcher);
     const middleware: Middleware = {
       workspace: {
         configuration: async (params, token, next) => {
@@ -231,7 +231,7 @@ export class ServerManager implements vscode.Disposable {
       outputChannel: this.output,
       traceOutputChannel: this.output,
       initializationOptions: () => initializationOptions(currentServerSettings(activeNexaUri())),
-      synchronize: { fileEvents: watcher },
+      synchronize: { fileEvents: this.watcher },
       middleware,
     };
   }

@@ -544,24 +544,12 @@ const grammar = {
             2: { name: "keyword.other.route.nexa" },
           },
         },
-        {
-          match: String.raw`\b(cors)\s*(?=\{)`,
-          captures: { 1: { name: "keyword.other.server.nexa" } },
-        },
         { match: String.raw`\b(?:static|from|cors|middleware|require_auth|group)\b`, name: "keyword.other.server.nexa" },
         {
-          match: String.raw`(\{)\s*(?=")`,
-          comment: "a cors object",
-          captures: { 1: { name: "punctuation.definition.dictionary.begin.nexa" } },
-        },
-        {
-          match: String.raw`(")([^"]*)(")\s*(:)`,
-          captures: {
-            1: { name: "support.type.property-name.json.nexa" },
-            2: { name: "support.type.property-name.json.nexa" },
-            3: { name: "support.type.property-name.json.nexa" },
-            4: { name: "punctuation.separator.dictionary.key-value.nexa" },
-          },
+          comment: "the cors object: a brace followed by a string key",
+          begin: String.raw`(?=\{\s*")`,
+          end: String.raw`(?<=\})`,
+          patterns: [{ include: "#json-object" }],
         },
         { include: "#server-body" },
         { include: "#string-plain" },
@@ -765,7 +753,7 @@ const grammar = {
           name: "constant.other.character-class.set.regexp.nexa",
         },
         {
-          match: String.raw`\((?:\?(?:[:=!]|<[=!]|P?<${ID}>))?`,
+          match: String.raw`\((?:\?(?:[:=!>]|<[=!]|P?<${ID}>|[A-Za-z-]+:?))?`,
           name: "punctuation.definition.group.regexp.nexa",
         },
         { match: String.raw`\)`, name: "punctuation.definition.group.regexp.nexa" },

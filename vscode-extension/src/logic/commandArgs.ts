@@ -342,7 +342,7 @@ export function missingInput(command: string, args: readonly unknown[]): Missing
 }
 
 /** Returns the args with the user's answer filled in (the first argument is copied). */
-export function withInput(args: readonly unknown[], field: "task" | "agent" | "input", value: string): unknown[] {
+export function withInput(args: readonly unknown[], field: "task" | "agent" | "input" | "uri", value: string): unknown[] {
   const first = isRecord(args[0]) ? { ...args[0] } : {};
   first[field] = value;
   return [first, ...args.slice(1)];

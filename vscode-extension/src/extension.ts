@@ -1,0 +1,61 @@
+/** Entry point of the Nexa extension. */
+
+import * as vscode from "vscode";
+import { Commands } from "./commands";
+import { CONTEXT_KEYS, OUTPUT_CHANNEL_NAME } from "./logic/constants";
+import { RESTART_KEYS } from "./logic/settings";
+import { onDidChangePythonInterpreter } from "./pythonExtension";
+import { RunsView } from "./runsView";
+import { ServerManager } from "./server";
+import { VersionStatusBar } from "./statusBar";
+
+let server: ServerManager | undefined;
+
+export function activate(context: vscode.ExtensionContext): void {
+  const output = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME);
+  server = new ServerManager(output);
+  const runs = new RunsView(server);
+  const status = new VersionStatusBar();
+  context.subscriptions.push(output, server, runs, status);
+  void vscode.commands.executeCommand("setContext", CONTEXT_KEYS.extensionActive, true);
+
+  new Commands(server, runs, status).register(context);
+
+  const srv = server;
+  context.subscriptions.push(
+    srv.onRunsChanged(() => runs.scheduleRefresh()),
+    srv.onDidStart(() => runs.scheduleRefresh(0)),
+    srv.onDidStop(() => runs.scheduleRefresh(0)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (RESTART_KEYS.some((key) => e.affectsConfiguration(key))) {
+        output.appendLine("[client] nexa.server.pythonPath changed: restarting the server");
+        void srv.restart();
+      } else if (e.affectsConfiguration("nexa")) {
+        srv.pushConfiguration();
+        runs.scheduleRefresh();
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      output.appendLine("[client] workspace trusted: runs enabled");
+      // The server interpreter may now come from workspace settings.
+      void srv.restart();
+    }),
+  );
+
+  void onDidChangePythonInterpreter(() => {
+    if (srv.currentInterpreter?.source === "python-extension" || srv.currentInterpreter?.source === "default") {
+      output.appendLine("[client] the Python interpreter changed: restarting the server");
+      void srv.restart();
+    }
+  }).then((d) => {
+    if (d !== undefined) context.subscriptions.push(d);
+  });
+
+  void srv.start();
+}
+
+export async function deactivate(): Promise<void> {
+  const s = server;
+  server = undefined;
+  if (s !== undefined) await s.stop();
+}
