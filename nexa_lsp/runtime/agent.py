@@ -214,7 +214,10 @@ class NexaAgent:
             return self.provider
         working = Path(config.working_directory or os.getcwd())
         return provider_from_settings(
-            config.provider or DEFAULT_PROVIDER, self.settings_for(config, working), working
+            config.provider or DEFAULT_PROVIDER,
+            self.settings_for(config, working),
+            working,
+            config.max_retries,
         )
 
     # --- entries -----------------------------------------------------------------------------------

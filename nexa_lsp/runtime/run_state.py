@@ -49,6 +49,7 @@ class RunConfig:
     ``token_budget`` limits input+output tokens, ``tool_call_budget`` executed tool calls.
     ``artifact_threshold`` is the size in bytes above which a tool result is written to a
     file in ``artifact_directory`` and only referenced from history.
+    ``max_retries`` overrides how often a provider call is retried on 429/5xx/network errors.
     ``config_name`` selects a ``config NAME { ... }`` block of the ``.nxs`` settings files.
     """
 
@@ -61,6 +62,7 @@ class RunConfig:
     artifact_directory: str | None = None
     artifact_threshold: int | None = None
     max_output_tokens: int | None = None
+    max_retries: int | None = None
     config_name: str | None = None
 
     def merged_over(self, base: RunConfig) -> RunConfig:

@@ -57,8 +57,11 @@ def _truthy(value: Any) -> bool:
     return str(value).strip().lower() not in ("0", "false", "no", "off", "")
 
 
-def provider_from_settings(name: str, settings: Settings, working_directory: Path | None = None) -> Provider:
-    """Build provider ``name`` from settings (see ``Settings.provider`` for the lookup order)."""
+def provider_from_settings(
+    name: str, settings: Settings, working_directory: Path | None = None, max_retries: int | None = None
+) -> Provider:
+    """Build provider ``name`` from settings (see ``Settings.provider`` for the lookup order);
+    ``max_retries`` (from the run configuration) overrides the ``MAX_RETRIES`` setting."""
     config = settings.provider(name)
     if config.api not in APIS:
         raise ProviderConfigError(f"provider {name!r} has API = {config.api!r}; use one of {', '.join(APIS)}")
@@ -82,7 +85,7 @@ def provider_from_settings(name: str, settings: Settings, working_directory: Pat
         base_url=config.base_url or DEFAULT_BASE_URLS[config.api],
         api_key=config.api_key,
         request_timeout=float(options.get("TIMEOUT", 60.0)),
-        max_retries=int(options.get("MAX_RETRIES", 3)),
+        max_retries=max_retries if max_retries is not None else int(options.get("MAX_RETRIES", 3)),
         backoff=float(options.get("BACKOFF", 0.5)),
         max_response_bytes=int(options.get("MAX_RESPONSE_BYTES", 16 * 1024 * 1024)),
     )

@@ -1,0 +1,272 @@
+"""Build a ``NexaAgent`` from an ``agent`` declaration of a parsed ``.nx`` file.
+
+Mapping (Nexa 2.x semantics where they exist):
+
+* system prompt = ``prompt`` with ``Role: <role>. `` before it; ``model`` (first primary
+  entry of a model list; ``provider/model`` ids choose the provider);
+* tools = the ``uses`` entries that name a ``tool`` block or an ``@tool`` function of the
+  file (without ``uses``: every ``@tool`` function, as in 2.x). A tool's implementation
+  is ``implementations[name]`` when given, else its ``python: "module.function"``
+  (imported from the file's folder on first call, never while building); a tool without
+  one fails the run with a clear message if the model calls it. ``std.*``, ``mcp:`` and
+  skill entries are not available in this runtime and are reported through ``on_warning``;
+* ``approval: "required"`` on a tool (and ``requires_approval: true`` on an ``@tool``)
+  makes it approval-required on the Nexa 3.0 path; on the 2.4 path it has no effect,
+  as the language spec says;
+* ``@timeout(seconds=N)`` -> ``RunConfig.timeout`` (run deadline);
+  ``@limit(max_tokens=N)`` and ``max_tokens: N`` -> ``max_output_tokens``;
+  ``max_tool_calls: N`` -> ``tool_call_budget``; ``@retry(max_attempts=N)`` and
+  ``retry: N`` -> ``max_retries`` (provider retries); ``use config NAME;`` ->
+  ``config_name``. ``@temperature`` and the per-call ``timeout`` property are ignored.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from nexa_lsp.runtime.agent import NexaAgent
+from nexa_lsp.runtime.errors import AgentDeclarationError, ToolDefinitionError
+from nexa_lsp.runtime.run_state import RunConfig
+from nexa_lsp.runtime.tools import Tool, as_tool
+from nexa_lsp.syntax import parse_source
+from nexa_lsp.syntax import tree as t
+from nexa_lsp.syntax.diagnostics import Severity
+from nexa_lsp.syntax.source import SourceFile
+from nexa_lsp.syntax.version import VersionPath
+
+Warn = Callable[[str], None]
+
+_TYPE_NAMES = {
+    "string": "string",
+    "str": "string",
+    "int": "integer",
+    "integer": "integer",
+    "float": "number",
+    "number": "number",
+    "bool": "boolean",
+    "boolean": "boolean",
+    "list": "array",
+    "array": "array",
+    "dict": "object",
+    "object": "object",
+}
+
+
+def _schema_for(type_text: str | None) -> dict[str, Any]:
+    if type_text is None:
+        return {}
+    kind = _TYPE_NAMES.get(type_text.strip().lower())
+    if kind is not None:
+        return {"type": kind}
+    return {"type": "string", "description": type_text}
+
+
+def _object_schema(params: list[tuple[str, str | None, bool]]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {name: _schema_for(type_text) for name, type_text, _ in params},
+        "required": [name for name, _, required in params if required],
+    }
+
+
+def _python_function(dotted: str, folder: Path | None, tool_name: str) -> Callable[..., Any]:
+    """A function that imports ``module.function`` when first called, then calls it."""
+    module_name, _, function_name = dotted.rpartition(".")
+    resolved: list[Callable[..., Any]] = []
+
+    def call(**arguments: Any) -> Any:
+        if not resolved:
+            if not module_name:
+                raise ToolDefinitionError(f"tool {tool_name}: python: {dotted!r} must be `module.function`")
+            if folder is not None and str(folder) not in sys.path:
+                sys.path.insert(0, str(folder))
+            try:
+                module = importlib.import_module(module_name)
+                resolved.append(getattr(module, function_name))
+            except (ImportError, AttributeError) as exc:
+                raise ToolDefinitionError(
+                    f"tool {tool_name}: cannot load python: {dotted!r} ({exc})"
+                ) from exc
+        return resolved[0](**arguments)
+
+    return call
+
+
+def _missing_implementation(tool_name: str, source: str) -> Callable[..., Any]:
+    def call(**_arguments: Any) -> Any:
+        raise ToolDefinitionError(
+            f"tool {tool_name} is declared in {source} but has no Python implementation here; add "
+            f'`python: "module.function"` to it, or pass implementations={{"{tool_name}": function}}'
+        )
+
+    return call
+
+
+def _tool_from_block(
+    decl: t.ToolDecl, approvals: bool, folder: Path | None, source: str, given: Callable[..., Any] | None
+) -> Tool:
+    python = decl.get_property("python")
+    dotted = python.value.text if python is not None else None
+    if given is not None:
+        function = given
+    elif dotted:
+        function = _python_function(dotted, folder, decl.name)
+    else:
+        function = _missing_implementation(decl.name, source)
+    description = decl.description or (f"python: {dotted}" if dotted else decl.name)
+    parameters = _object_schema([(name, type_text, True) for name, type_text in decl.parameters])
+    return Tool(decl.name, description, parameters, function, approvals and decl.approval == "required")
+
+
+def _tool_from_function(
+    decl: t.ToolFunction, approvals: bool, folder: Path | None, source: str, given: Callable[..., Any] | None
+) -> Tool:
+    python = next((p for p in decl.config if p.key == "python"), None)
+    dotted = python.value.text if python is not None else None
+    if given is not None:
+        function = given
+    elif dotted:
+        function = _python_function(dotted, folder, decl.name)
+    else:
+        function = _missing_implementation(decl.name, source)
+    parameters = _object_schema([(p.name, p.type_text, p.default is None) for p in decl.params])
+    return Tool(
+        decl.name, decl.description or decl.name, parameters, function, approvals and decl.requires_approval
+    )
+
+
+def _number(args: list[t.Property], key: str) -> float | None:
+    for prop in args:
+        if (
+            prop.key == key
+            and isinstance(prop.value.value, int | float)
+            and not isinstance(prop.value.value, bool)
+        ):
+            return float(prop.value.value)
+    return None
+
+
+def _defaults_of(decl: t.AgentDecl, source: SourceFile | None) -> RunConfig:
+    values: dict[str, Any] = {}
+    for decorator in decl.decorators:
+        if decorator.name == "timeout" and (seconds := _number(decorator.args, "seconds")) is not None:
+            values["timeout"] = seconds
+        elif decorator.name == "limit" and (tokens := _number(decorator.args, "max_tokens")) is not None:
+            values["max_output_tokens"] = int(tokens)
+        elif decorator.name == "retry" and (attempts := _number(decorator.args, "max_attempts")) is not None:
+            values["max_retries"] = int(attempts)
+    for key, field in (
+        ("max_tokens", "max_output_tokens"),
+        ("max_tool_calls", "tool_call_budget"),
+        ("retry", "max_retries"),
+    ):
+        prop = decl.get_property(key)
+        if prop is not None and isinstance(prop.value.value, int) and not isinstance(prop.value.value, bool):
+            values.setdefault(field, prop.value.value)
+    if source is not None:
+        use = next((i for i in source.items if isinstance(i, t.UseConfig)), None)
+        if use is not None and use.name:
+            values["config_name"] = use.name
+    return RunConfig(**values)
+
+
+def agent_from_declaration(
+    decl: t.AgentDecl,
+    source: SourceFile | None = None,
+    *,
+    path: str | Path | None = None,
+    implementations: Mapping[str, Callable[..., Any] | Tool] | None = None,
+    on_warning: Warn | None = None,
+) -> NexaAgent:
+    """A ``NexaAgent`` for ``decl`` (``source`` is the parsed file it is in, ``path`` its location).
+
+    Builds only data: no user code is imported until a tool is actually called, so a
+    language server can use this to compute fingerprints and definition drift.
+    """
+    warn = on_warning or (lambda _message: None)
+    implementations = dict(implementations or {})
+    folder = Path(path).resolve().parent if path is not None else None
+    source_name = str(path) if path is not None else "the source"
+    approvals = source is not None and source.path is VersionPath.NEXA_30
+    blocks = {i.name: i for i in (source.items if source else []) if isinstance(i, t.ToolDecl)}
+    functions = {i.name: i for i in (source.items if source else []) if isinstance(i, t.ToolFunction)}
+    agents = {i.name for i in (source.items if source else []) if isinstance(i, t.AgentDecl)}
+
+    def given(name: str) -> Callable[..., Any] | None:
+        item = implementations.get(name)
+        if isinstance(item, Tool):
+            return item.function
+        return item
+
+    tools: list[Tool] = []
+    names = [u.text for u in decl.uses if u.kind == "name"] if decl.uses else list(functions)
+    for use in decl.uses:
+        if use.kind != "name":
+            warn(
+                f"agent {decl.name}: `uses {use.text}` ({use.kind}) is not available in this runtime; skipped"
+            )
+    for name in names:
+        if name in blocks:
+            tools.append(_tool_from_block(blocks[name], approvals, folder, source_name, given(name)))
+        elif name in functions:
+            tools.append(_tool_from_function(functions[name], approvals, folder, source_name, given(name)))
+        elif isinstance(implementations.get(name), Tool) or name in implementations:
+            tools.append(as_tool(implementations[name]))
+        elif name in agents:
+            warn(f"agent {decl.name}: using agent {name} as a tool is not supported by this runtime; skipped")
+        else:
+            warn(f"agent {decl.name}: `uses {name}` names no tool declared in {source_name}; skipped")
+    if decl.implements:
+        warn(
+            f"agent {decl.name}: `implements {decl.implements}` output validation "
+            "is not applied by this runtime"
+        )
+    return NexaAgent(
+        decl.name,
+        prompt=decl.prompt or "",
+        model=decl.model,
+        tools=tools,
+        role=decl.role,
+        defaults=_defaults_of(decl, source),
+        source=str(Path(path).resolve()) if path is not None else None,
+    )
+
+
+def load_agent(
+    path: str | Path,
+    name: str,
+    *,
+    implementations: Mapping[str, Callable[..., Any] | Tool] | None = None,
+    on_warning: Warn | None = None,
+) -> NexaAgent:
+    """Read ``path``, parse it, and build its agent ``name``."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AgentDeclarationError(f"cannot read {path}: {exc}") from exc
+    source = parse_source(text)
+    declared = [i for i in source.items if isinstance(i, t.AgentDecl)]
+    decl = next((d for d in declared if d.name == name), None)
+    if decl is None:
+        available = ", ".join(d.name for d in declared) or "none"
+        raise AgentDeclarationError(f"{path} declares no agent {name!r} (agents: {available})")
+    errors = [
+        d
+        for d in source.diagnostics
+        if d.severity is Severity.ERROR and decl.span.start <= d.span.start < decl.span.end
+    ]
+    if errors:
+        first = errors[0]
+        line = source.lines.line_of(first.span.start) + 1
+        raise AgentDeclarationError(
+            f"agent {name} in {path} has syntax errors (line {line}: {first.code} {first.message}); "
+            f"run `nexa-lsp check {path}`"
+        )
+    return agent_from_declaration(
+        decl, source, path=path, implementations=implementations, on_warning=on_warning
+    )
