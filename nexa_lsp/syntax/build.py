@@ -377,10 +377,6 @@ class ChunkBuilder:
         assert isinstance(op_tree, Tree)
         op_tok = self._tok(op_tree)
         left_expr = self.expr(left)
-        if self._data(tree) == "compare_op" and isinstance(left_expr, t.BinaryOp) and left_expr.op in (
-            "==", "!=", "<", ">", "<=", ">="
-        ):
-            self.error("NX035", "comparisons do not chain: compare two values, then join with and/or", self.span(tree))
         return t.BinaryOp(self.span(tree), str(op_tok), left_expr, self.expr(right), self.span(op_tok))
 
     def _op_between(self, left: Child, right: Child, width: int) -> Span:

@@ -105,7 +105,6 @@ CODES: dict[str, CodeInfo] = {
     "NX032": _c("malformed tool body", E, "syntax"),
     "NX033": _c("malformed declaration part", E, "syntax"),
     "NX034": _c("unknown agent decorator", E, "syntax"),
-    "NX035": _c("chained comparison", E, "syntax"),
     "NX036": _c("non-ASCII identifier", E, "syntax"),
     # files
     "NX090": _c("file is not UTF-8", E, "file"),

@@ -15,7 +15,9 @@ closers, with a message naming what was left open and where
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -23,14 +25,14 @@ from lark.parsers.lalr_analysis import Shift
 
 from nexa_lsp.syntax.grammar import PathParser, base_terminal_name
 
-MAX_ERRORS_PER_CHUNK = 25
+MAX_ERRORS_PER_CHUNK = 101
 
 
 _OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
 _CLOSER_TEXT = {"RBRACE": "}", "RPAR": ")", "RSQB": "]"}
 # Tokens worth inserting to repair an error, in order of preference.
-_INSERTABLE = ("SEMI", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "IDENT", "STRING", "EQUAL")
-_PLACEHOLDER_TEXT = {"IDENT": "", "STRING": '""', "SEMI": "", "COMMA": "", "COLON": "", "EQUAL": ""}
+_INSERTABLE = ("SEMI", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "IDENT", "STRING", "EQUAL", "LPAR")
+_PLACEHOLDER_TEXT = {"IDENT": "", "STRING": '""', "SEMI": "", "COMMA": "", "COLON": "", "EQUAL": "", "LPAR": ""}
 _OWNER_WORDS = frozenset(
     {
         "agent", "tool", "flow", "protocol", "struct", "enum", "trait", "impl", "job", "server",
@@ -59,18 +61,22 @@ class _Open:
     kind: str  # LBRACE / LPAR / LSQB
     start: int
     owner: str
+    inserted: bool = False
 
 
 @dataclass(slots=True)
 class ChunkParse:
     tree: Tree[Token] | None
     problems: list[SyntaxProblem]
+    total_errors: int = 0
 
 
 class _Driver:
-    def __init__(self, parser: PathParser, text: str, line_starts: list[int] | None = None) -> None:
+    def __init__(self, parser: PathParser, text: str, position_text: Callable[[int], str] | None = None) -> None:
         self.parser = parser
         self.text = text
+        self.total_errors = 0
+        self._position_of = position_text
         self.problems: list[SyntaxProblem] = []
         self.open_stack: list[_Open] = []
         self.recent: list[Token] = []
@@ -93,10 +99,13 @@ class _Driver:
         if self.fed_since_error == 0:
             return  # still inside the same broken stretch
         self.fed_since_error = 0
+        self.total_errors += 1
         if len(self.problems) < MAX_ERRORS_PER_CHUNK:
             self.problems.append(problem)
 
     def _position_text(self, offset: int) -> str:
+        if self._position_of is not None:
+            return self._position_of(offset)
         line = self.text.count("\n", 0, offset)
         column = offset - (self.text.rfind("\n", 0, offset) + 1)
         return f"{line + 1}:{column + 1}"
@@ -122,7 +131,7 @@ class _Driver:
         base = base_terminal_name(tok.type)
         if base in _OPENERS:
             owner = self._owner_of_brace() if base == "LBRACE" else ""
-            self.open_stack.append(_Open(base, tok.start_pos or 0, owner))
+            self.open_stack.append(_Open(base, tok.start_pos or 0, owner, tok.end_pos == tok.start_pos))
         elif base in _CLOSER_TEXT:
             for i in range(len(self.open_stack) - 1, -1, -1):
                 if _OPENERS[self.open_stack[i].kind] == base:
@@ -172,27 +181,59 @@ class _Driver:
             shown = f'"{tok}"'
         else:
             shown = f'{shown} "{_shorten(str(tok))}"'
-        self._report(
-            SyntaxProblem("NX001", f"unexpected {shown}: expected {self._readable(expected)}", start, max(end, start + 1))
+        # 1. a short run of inserted tokens that lets `tok` through
+        depth = 6 if base_terminal_name(tok.type) in ("RBRACE", "RPAR", "RSQB") else 3
+        inserted = self._repair_sequence(ip, tok.type, depth)
+        closes_own_insertion = bool(
+            inserted
+            and inserted[0] in _CLOSER_TEXT
+            and self.open_stack
+            and self.open_stack[-1].inserted
+            and _OPENERS[self.open_stack[-1].kind] == inserted[0]
         )
-        # 1. one inserted token that lets `tok` through
-        for base in _INSERTABLE:
-            name = self._t(base)
-            if name not in expected:
-                continue
-            trial = ip.copy(deepcopy_values=False)
-            try:
-                trial.feed_token(self._placeholder(base, tok))
-                trial.feed_token(tok)
-            except UnexpectedInput:
-                continue
-            ip.feed_token(self._placeholder(base, tok))
+        if not closes_own_insertion:
+            self._report(
+                SyntaxProblem("NX001", f"unexpected {shown}: expected {self._readable(expected)}", start,
+                              max(end, start + 1))
+            )
+        if inserted is not None:
+            for base in inserted:
+                placeholder = self._placeholder(base, tok)
+                ip.feed_token(placeholder)
+                self._track(placeholder)
             ip.feed_token(tok)
             self._track(tok)
+            self.fed_since_error += 1
             self.last_token = tok
             return
-        # 2. panic mode: drop the token (a closer we cannot place is dropped too)
+        # 2. panic mode: drop the token
         return
+
+    def _repair_sequence(self, ip: object, target: str, depth: int) -> list[str] | None:
+        """Shortest list of insertable tokens after which ``target`` is accepted."""
+        from lark.parsers.lalr_interactive_parser import InteractiveParser
+
+        assert isinstance(ip, InteractiveParser)
+        states = ip.parser_state.parse_conf.states
+        insertable = [(base, self._t(base)) for base in _INSERTABLE]
+        frontier: list[tuple[list[int], list[str]]] = [(list(ip.parser_state.state_stack), [])]
+        for _ in range(depth):
+            next_frontier: list[tuple[list[int], list[str]]] = []
+            for stack, path in frontier:
+                for base, name in insertable:
+                    if name not in states[stack[-1]] and not _accepts_stack(states, stack, name):
+                        continue
+                    moved = _shift(states, stack, name)
+                    if moved is None:
+                        continue
+                    new_path = [*path, base]
+                    if _accepts_stack(states, moved, target):
+                        return new_path
+                    next_frontier.append((moved, new_path))
+            frontier = next_frontier[:64]
+            if not frontier:
+                break
+        return None
 
     def finish(self, ip: object) -> Tree[Token] | None:
         from lark.parsers.lalr_interactive_parser import InteractiveParser
@@ -269,20 +310,29 @@ def _accepts(state: object, token_type: str) -> bool:
     from lark.parsers.lalr_parser_state import ParserState
 
     assert isinstance(state, ParserState)
-    states = state.parse_conf.states
-    stack = list(state.state_stack)
+    return _accepts_stack(state.parse_conf.states, state.state_stack, token_type)
+
+
+def _accepts_stack(states: Any, state_stack: list[int], token_type: str) -> bool:
+    return _shift(states, state_stack, token_type) is not None
+
+
+def _shift(states: Any, state_stack: list[int], token_type: str) -> list[int] | None:
+    """The state stack after reading ``token_type``, or None when it is a syntax error."""
+    stack = list(state_stack)
     for _ in range(10_000):
         action = states[stack[-1]].get(token_type)
         if action is None:
-            return False
+            return None
         kind, arg = action
         if kind is Shift:
-            return True
+            stack.append(arg)
+            return stack
         size = len(arg.expansion)
         if size:
             del stack[-size:]
         stack.append(states[stack[-1]][arg.origin.name][1])
-    return False
+    return None
 
 
 def _shorten(text: str, limit: int = 24) -> str:
@@ -290,9 +340,12 @@ def _shorten(text: str, limit: int = 24) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def parse_chunk(parser: PathParser, text: str) -> ChunkParse:
-    """Parse one chunk's text, recovering from errors; offsets are chunk-relative."""
-    driver = _Driver(parser, text)
+def parse_chunk(parser: PathParser, text: str, position_text: Callable[[int], str] | None = None) -> ChunkParse:
+    """Parse one chunk's text, recovering from errors; offsets are chunk-relative.
+
+    ``position_text`` renders a chunk offset as the document's `line:column` for messages.
+    """
+    driver = _Driver(parser, text, position_text)
     ip = parser.lark.parse_interactive(text, start="start")
     lexer_thread = ip.lexer_thread
     state = ip.parser_state
@@ -318,7 +371,7 @@ def parse_chunk(parser: PathParser, text: str) -> ChunkParse:
             tok = err.token
             driver._recover(ip, tok, err)
     tree = driver.finish(ip)
-    return ChunkParse(tree, driver.problems)
+    return ChunkParse(tree, driver.problems, driver.total_errors)
 
 
 def _skip_length(text: str, pos: int) -> int:

@@ -31,6 +31,7 @@ class ParsedChunk:
     anchor: Anchor
     items: list[t.TopItem]
     diagnostics: list[Diagnostic]
+    syntax_error_count: int = 0
 
 
 @dataclass(slots=True)
@@ -67,8 +68,14 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
     """Parse ``text``; pass the document's previous parse to reuse unchanged chunks."""
     scan = scan_version(text)
     body = text
+    if body.startswith("\ufeff"):
+        body = " " + body[1:]
+    if body.startswith("#!"):
+        newline = body.find("\n")
+        body = _blank(body, 0, len(body) if newline == -1 else newline)
     if scan.declaration is not None:
-        body = _blank(text, scan.declaration.start, scan.declaration.end)
+        body = _blank(body, scan.declaration.start, scan.declaration.end)
+    lines = LineIndex(text)
     parser = parser_for(scan.path)
     reusable: dict[str, list[ParsedChunk]] = {}
     if previous is not None:
@@ -88,7 +95,13 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
             reused += 1
             continue
         anchor = Anchor(rng.start)
-        parsed = parse_chunk(parser, chunk_text)
+        base = rng.start
+
+        def position_text(offset: int, base: int = base) -> str:
+            pos = lines.position(base + offset)
+            return f"{pos.line + 1}:{pos.character + 1}"
+
+        parsed = parse_chunk(parser, chunk_text, position_text)
         diagnostics = [
             Diagnostic(
                 p.code,
@@ -100,15 +113,17 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
             for p in parsed.problems
         ]
         items, built = build_chunk(parsed.tree, chunk_text, anchor, scan.path)
-        chunks.append(ParsedChunk(chunk_text, scan.path, anchor, items, diagnostics + built))
+        chunks.append(ParsedChunk(chunk_text, scan.path, anchor, items, diagnostics + built, parsed.total_errors))
     items = [item for chunk in chunks for item in chunk.items]
     diagnostics = _version_diagnostics(text, scan, items)
     syntax_count = 0
+    shown = 0
     for chunk in chunks:
+        syntax_count += max(chunk.syntax_error_count, sum(1 for d in chunk.diagnostics if d.severity is Severity.ERROR))
         for diag in chunk.diagnostics:
             if diag.severity is Severity.ERROR:
-                syntax_count += 1
-                if syntax_count > MAX_SYNTAX_ERRORS:
+                shown += 1
+                if shown > MAX_SYNTAX_ERRORS:
                     continue
             diagnostics.append(diag)
     if syntax_count > MAX_SYNTAX_ERRORS:
@@ -124,7 +139,7 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
         )
     diagnostics = _dedupe(diagnostics)
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
-    return SourceFile(text, scan.path, scan, items, diagnostics, comments, chunks, reused)
+    return SourceFile(text, scan.path, scan, items, diagnostics, comments, chunks, reused, lines)
 
 
 def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
