@@ -18,6 +18,7 @@ from nexa_lsp.syntax.tree import Anchor, Span
 from nexa_lsp.syntax.version import VersionPath
 
 AGENT_DECORATORS = frozenset({"limit", "timeout", "retry", "temperature"})
+STATEMENT_WORDS = frozenset({"let", "print", "if", "for", "while", "loop", "assert", "try", "python", "return"})
 TOP_LEVEL_CALLS = frozenset({"spawn", "parallel", "race", "channel", "after", "schedule"})
 _INTERPOLATION = re.compile(r"(?<!\\)#\{([^{}]*)\}")
 _INTERP_PATH = re.compile(r"\s*([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*|\[\d+\]|\[[A-Za-z_]\w*\])*)\s*")
@@ -224,6 +225,10 @@ class ChunkBuilder:
                 key = str(key_tok)
                 if key.startswith('"'):
                     key = key[1:-1]
+                else:
+                    self.error("NX027", f'object keys are quoted strings in Nexa: write "{key}"',
+                               self.span(key_tok),
+                               fixes=[Fix(f'Quote "{key}"', (TextEdit(self.span(key_tok), f'"{key}"'),))])
                 pairs.append((key, self.span(key_tok), self.value(pair.children[1])))
             return t.Value(sp, t.ValueKind.OBJECT, None, pairs=pairs)
         # placeholder / unexpected shapes from error recovery
@@ -1099,6 +1104,12 @@ class ChunkBuilder:
             kind = self._data(item)
             if kind in ("server_static", "server_cors", "server_middleware", "server_require_auth"):
                 cls = "directive"
+                if kind == "server_cors":
+                    cors = self.value(item.children[0])
+                    for key, _ks, val in cors.pairs:
+                        if not val.is_string:
+                            self.error("NX027", f"cors `{key}` takes a string (`cors {{\"origins\": \"*\"}}`)",
+                                       val.span)
                 decl.directives.append((kind.removeprefix("server_"), self.span(item)))
             elif kind in ("route", "semantic_route"):
                 cls = "route"
@@ -1136,7 +1147,10 @@ class ChunkBuilder:
         name = self._tokens(tree, "IDENT")[0]
         sp = self.span(tree)
         call = t.Call(sp, t.Name(self.span(name), str(name)), self._args_of(tree))
-        if str(name) not in TOP_LEVEL_CALLS:
+        if str(name) in STATEMENT_WORDS:
+            self.error("NX031", f"`{name}` cannot stand at top level: only declarations can; put it inside a flow",
+                       self.span(name))
+        elif str(name) not in TOP_LEVEL_CALLS:
             self.error("NX031", f"`{name}(...)` cannot stand at top level: only declarations and "
                        "spawn/parallel/race/channel/after/schedule(...) can; call it inside a flow", sp)
         return t.TopLevelStatement(sp, "", Span(sp.rel_start, sp.rel_start, self.anchor), t.ExprStmt(sp, call))
