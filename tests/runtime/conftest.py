@@ -20,7 +20,12 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     workdir.mkdir()
     monkeypatch.chdir(workdir)
     for key in list(os.environ):
-        if key.endswith(("_API_KEY", "_BASE_URL")) or key in ("API_KEY", "BASE_URL", "NEXA_PROVIDER", "NEXA_SCRIPT"):
+        if key.endswith(("_API_KEY", "_BASE_URL")) or key in (
+            "API_KEY",
+            "BASE_URL",
+            "NEXA_PROVIDER",
+            "NEXA_SCRIPT",
+        ):
             monkeypatch.delenv(key, raising=False)
     yield workdir
 

@@ -47,6 +47,14 @@ def json_answer(data: Any, status: int = 200, headers: dict[str, str] | None = N
     return Answer(status, [json.dumps(data).encode()], "application/json", headers or {})
 
 
+def chat_text(*pieces: str, usage: tuple[int, int] = (11, 4)) -> Answer:
+    chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
+    chunks += [{"choices": [{"index": 0, "delta": {"content": p}}]} for p in pieces]
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    chunks.append({"choices": [], "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]}})
+    return Answer(chunks=sse(*chunks, done=True))
+
+
 class LoopbackServer:
     """Serves ``answers`` in order (the last one repeats) and records every request."""
 

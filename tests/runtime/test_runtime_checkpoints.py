@@ -31,7 +31,9 @@ def test_store_creates_parent_folders_and_defaults_to_dot_nexa(isolated_environm
 
 def test_save_and_load_round_trip(store: SQLiteCheckpointStore) -> None:
     send, _ = counting_tool(approval_required=True)
-    agent = NexaAgent("Mailer", prompt="写信", tools=[send], provider=scripted({"tool_calls": [call("send_mail")]}))
+    agent = NexaAgent(
+        "Mailer", prompt="写信", tools=[send], provider=scripted({"tool_calls": [call("send_mail")]})
+    )
     state = agent.execute("给李四写信", save=store.save)
     assert store.load(state.run_id) == state
     with pytest.raises(RunNotFoundError) as caught:
@@ -107,7 +109,15 @@ def test_version_1_store_is_migrated_when_opened(tmp_path: Path) -> None:
     )
     raw.execute(
         "INSERT INTO runs VALUES (?, ?, ?, NULL, ?, ?, ?, ?)",
-        (state.run_id, "Old", state.session_id, "completed", state.started_at, state.updated_at, state.to_json()),
+        (
+            state.run_id,
+            "Old",
+            state.session_id,
+            "completed",
+            state.started_at,
+            state.updated_at,
+            state.to_json(),
+        ),
     )
     raw.commit()
     raw.close()
@@ -198,7 +208,9 @@ WRITER = textwrap.dedent(
 def test_store_is_safe_from_several_processes_at_once(tmp_path: Path) -> None:
     path = tmp_path / "shared.sqlite3"
     processes = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(i)], env=subprocess_env(), cwd=tmp_path)
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(i)], env=subprocess_env(), cwd=tmp_path
+        )
         for i in range(3)
     ]
     assert [p.wait(timeout=60) for p in processes] == [0, 0, 0]

@@ -168,14 +168,18 @@ def test_history_is_completed_from_the_journal_and_unstarted_calls_get_cancellat
     agent, counter, last = crashed_run([])
     recovered = recover_tool_call(last, "c1", "completed", result="deployed v2 (checked by hand)")
     cancelled = cancel_run(recovered)
-    nxt = agent.continue_run(cancelled, "what happened?", provider=ScriptedProvider({"fallback": "v2 is out"}))
+    nxt = agent.continue_run(
+        cancelled, "what happened?", provider=ScriptedProvider({"fallback": "v2 is out"})
+    )
     assert nxt.success and nxt.output == "v2 is out"
     assert counter["n"] == 1, "a completed side effect is never replayed"
     results = {m.tool_call_id: m for m in nxt.history if m.role == "tool"}
     assert results["c1"].content == "deployed v2 (checked by hand)" and not results["c1"].is_error
     assert results["c2"].is_error and "not executed" in results["c2"].content
     roles = [m.role for m in nxt.history]
-    assert roles == ["user", "assistant", "tool", "tool", "user", "assistant"], "pairs closed before the new input"
+    assert roles == ["user", "assistant", "tool", "tool", "user", "assistant"], (
+        "pairs closed before the new input"
+    )
 
 
 def test_unstarted_calls_after_a_budget_stop_are_closed_and_not_executed() -> None:
@@ -283,12 +287,16 @@ def test_continuation_blockers_lists_every_reason_at_once() -> None:
     assert continuation_blockers(agent.execute("go"), agent, "next") == []
 
 
-def test_artifact_directory_override_keeps_the_original_when_history_references_artifacts(tmp_path: Path) -> None:
+def test_artifact_directory_override_keeps_the_original_when_history_references_artifacts(
+    tmp_path: Path,
+) -> None:
     def dump() -> str:
         return "x" * 5000
 
     agent = NexaAgent(
-        "A", tools=[tool(dump)], provider=scripted({"tool_calls": [call("dump", "c1")]}, {"text": "ok"}, {"text": "2"})
+        "A",
+        tools=[tool(dump)],
+        provider=scripted({"tool_calls": [call("dump", "c1")]}, {"text": "ok"}, {"text": "2"}),
     )
     original = tmp_path / "original"
     first = agent.execute("go", config=RunConfig(artifact_directory=str(original), artifact_threshold=100))
@@ -349,7 +357,10 @@ def test_each_settled_state_can_continue(status: str) -> None:
     agent, previous = settled_runs()[status]
     assert previous.status.value == status
     nxt = agent.continue_run(
-        previous, "继续", provider=ScriptedProvider({"replies": [], "fallback": "继续完成"}), config=RunConfig(timeout=5)
+        previous,
+        "继续",
+        provider=ScriptedProvider({"replies": [], "fallback": "继续完成"}),
+        config=RunConfig(timeout=5),
     )
     assert nxt.success and nxt.output == "继续完成"
     assert nxt.parent_run_id == previous.run_id

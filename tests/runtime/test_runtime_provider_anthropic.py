@@ -16,35 +16,74 @@ from nexa_lsp.runtime.run_state import RunConfig, RunStatus
 def stream(*blocks: dict[str, Any], usage: tuple[int, int] = (21, 9)) -> Answer:
     """A Messages stream producing ``blocks`` (text and thinking streamed in two deltas)."""
     events: list[dict[str, Any]] = [
-        {"type": "message_start", "message": {"id": "msg_x", "usage": {"input_tokens": usage[0], "output_tokens": 1}}}
+        {
+            "type": "message_start",
+            "message": {"id": "msg_x", "usage": {"input_tokens": usage[0], "output_tokens": 1}},
+        }
     ]
     for index, block in enumerate(blocks):
         kind = block["type"]
         if kind == "thinking":
-            events.append({"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": ""}})
+            events.append(
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "thinking", "thinking": ""},
+                }
+            )
             half = len(block["thinking"]) // 2
             for part in (block["thinking"][:half], block["thinking"][half:]):
-                events.append({"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": part}})
+                events.append(
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "thinking_delta", "thinking": part},
+                    }
+                )
             events.append(
-                {"type": "content_block_delta", "index": index, "delta": {"type": "signature_delta", "signature": block["signature"]}}
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "signature_delta", "signature": block["signature"]},
+                }
             )
         elif kind == "text":
-            events.append({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})
+            events.append(
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
+            )
             half = len(block["text"]) // 2
             for part in (block["text"][:half], block["text"][half:]):
-                events.append({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": part}})
+                events.append(
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "text_delta", "text": part},
+                    }
+                )
         elif kind == "tool_use":
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
             events.append({"type": "content_block_start", "index": index, "content_block": start})
             for part in ('{"to": ', '"孙七"}'):
-                events.append({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": part}})
+                events.append(
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": part},
+                    }
+                )
         events.append({"type": "content_block_stop", "index": index})
-    events.append({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": usage[1]}})
+    events.append(
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": usage[1]}}
+    )
     events.append({"type": "message_stop"})
     return Answer(chunks=sse(*events, event_names=[e["type"] for e in events]))
 
 
-THINKING = {"type": "thinking", "thinking": "先确认收件人再发送。", "signature": "EqQBCkYIARgCIkD-signature=="}
+THINKING = {
+    "type": "thinking",
+    "thinking": "先确认收件人再发送。",
+    "signature": "EqQBCkYIARgCIkD-signature==",
+}
 TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "send_mail", "input": {"to": "孙七"}}
 TOOLS = [
     {
@@ -90,14 +129,23 @@ def test_execute_resume_and_continue_keep_thinking_and_tool_pairs(loopback: Loop
     }
     user1 = {"role": "user", "content": [{"type": "text", "text": "发给孙七"}]}
     assistant1 = {"role": "assistant", "content": [THINKING, {"type": "text", "text": "我来发送"}, TOOL_USE]}
-    results = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "done #1"}]}
+    results = {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "done #1"}],
+    }
     assistant2 = {"role": "assistant", "content": [final_thinking, {"type": "text", "text": "已发送给孙七"}]}
     assert loopback.bodies() == [
         {**common, "messages": [user1]},
         {**common, "messages": [user1, assistant1, results]},
         {
             **common,
-            "messages": [user1, assistant1, results, assistant2, {"role": "user", "content": [{"type": "text", "text": "还有吗"}]}],
+            "messages": [
+                user1,
+                assistant1,
+                results,
+                assistant2,
+                {"role": "user", "content": [{"type": "text", "text": "还有吗"}]},
+            ],
         },
     ]
     headers = loopback.requests[0].headers
@@ -105,12 +153,16 @@ def test_execute_resume_and_continue_keep_thinking_and_tool_pairs(loopback: Loop
     assert all(r.path == "/v1/messages" for r in loopback.requests)
 
 
-def test_unstarted_tool_use_is_closed_in_the_same_user_message_as_the_new_input(loopback: LoopbackServer) -> None:
+def test_unstarted_tool_use_is_closed_in_the_same_user_message_as_the_new_input(
+    loopback: LoopbackServer,
+) -> None:
     loopback.answers += [stream(THINKING, TOOL_USE), stream({"type": "text", "text": "好的"})]
     send, counter = counting_tool()
     agent = NexaAgent("Mailer", model="claude-test", tools=[send])
     provider = provider_for(loopback)
-    first = agent.execute("发", provider=provider, config=RunConfig(tool_call_budget=0, max_output_tokens=500))
+    first = agent.execute(
+        "发", provider=provider, config=RunConfig(tool_call_budget=0, max_output_tokens=500)
+    )
     assert first.status is RunStatus.BUDGET_EXHAUSTED
     agent.continue_run(first, "不用发了", provider=provider)
     body = loopback.bodies()[1]
@@ -137,7 +189,9 @@ def test_error_event_and_missing_stop_fail_the_run(loopback: LoopbackServer) -> 
 
 def test_a_plain_json_message_is_accepted(loopback: LoopbackServer) -> None:
     loopback.answers.append(
-        json_answer({"content": [{"type": "text", "text": "整段"}], "usage": {"input_tokens": 2, "output_tokens": 1}})
+        json_answer(
+            {"content": [{"type": "text", "text": "整段"}], "usage": {"input_tokens": 2, "output_tokens": 1}}
+        )
     )
     state = NexaAgent("A", model="claude-test").execute("go", provider=provider_for(loopback))
     assert state.output == "整段" and state.usage.input_tokens == 2

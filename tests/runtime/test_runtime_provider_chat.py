@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from loopback import Answer, LoopbackServer, json_answer, sse
+from loopback import Answer, LoopbackServer, chat_text, json_answer, sse
 from runtime_helpers import counting_tool
 
 from nexa_lsp.runtime.agent import NexaAgent
@@ -17,14 +17,6 @@ from nexa_lsp.runtime.providers import HttpOptions, OpenAIChatProvider
 from nexa_lsp.runtime.run_state import RunConfig, RunStatus
 
 TOOL_SCHEMA = {"type": "object", "properties": {"to": {"type": "string"}}}
-
-
-def chat_text(*pieces: str, usage: tuple[int, int] = (11, 4)) -> Answer:
-    chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
-    chunks += [{"choices": [{"index": 0, "delta": {"content": p}}]} for p in pieces]
-    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    chunks.append({"choices": [], "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]}})
-    return Answer(chunks=sse(*chunks, done=True))
 
 
 def chat_tool_call(call_id: str, name: str, argument_parts: list[str]) -> Answer:
@@ -65,14 +57,27 @@ def test_execute_resume_and_continue_send_the_exact_requests(loopback: LoopbackS
     assert (second.usage.input_tokens, second.usage.output_tokens) == (11, 4)
 
     tools = [
-        {"type": "function", "function": {"name": "send_mail", "description": "send_mail (counted)", "parameters": TOOL_SCHEMA}}
+        {
+            "type": "function",
+            "function": {
+                "name": "send_mail",
+                "description": "send_mail (counted)",
+                "parameters": TOOL_SCHEMA,
+            },
+        }
     ]
     system = {"role": "system", "content": "Work from evidence"}
     user1 = {"role": "user", "content": "给王五发邮件"}
     assistant_call = {
         "role": "assistant",
         "content": None,
-        "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "send_mail", "arguments": '{"to": "王五"}'}}],
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "send_mail", "arguments": '{"to": "王五"}'},
+            }
+        ],
     }
     tool_result = {"role": "tool", "tool_call_id": "call_1", "content": "done #1"}
     common = {"model": "gpt-test", "stream": True, "stream_options": {"include_usage": True}, "tools": tools}
@@ -124,7 +129,11 @@ def test_gives_up_after_the_retries_with_a_clear_error(loopback: LoopbackServer)
     loopback.answers.append(json_answer({"error": {"message": "overloaded"}}, status=500))
     state = NexaAgent("A", model="m").execute("go", provider=provider_for(loopback, max_retries=1))
     assert state.status is RunStatus.FAILED and state.error is not None
-    assert state.error.code == "NXR034" and "overloaded" in state.error.message and "2 time(s)" in state.error.message
+    assert (
+        state.error.code == "NXR034"
+        and "overloaded" in state.error.message
+        and "2 time(s)" in state.error.message
+    )
     assert len(loopback.requests) == 2
 
 
@@ -132,7 +141,11 @@ def test_401_is_not_retried_and_says_to_fix_the_key(loopback: LoopbackServer) ->
     loopback.answers.append(json_answer({"error": {"message": "Incorrect API key"}}, status=401))
     state = NexaAgent("A", model="m").execute("go", provider=provider_for(loopback))
     assert state.status is RunStatus.FAILED and state.error is not None
-    assert state.error.code == "NXR032" and "API key" in state.error.message and "OPENAI_API_KEY" in state.error.message
+    assert (
+        state.error.code == "NXR032"
+        and "API key" in state.error.message
+        and "OPENAI_API_KEY" in state.error.message
+    )
     assert "sk-test-key" not in state.error.message
     assert len(loopback.requests) == 1
 
@@ -192,7 +205,8 @@ def test_settings_from_nxs_reach_the_endpoint_and_the_key_is_never_stored(
 ) -> None:
     secret = "sk-loopback-secret-987654321"
     Path("project.nxs").write_text(
-        f'OPENAI_API_KEY = "{secret}"\nOPENAI_BASE_URL = {loopback.url}/v1\nMODEL_NAME = {{"strong": "gpt-nxs"}}\n',
+        f'OPENAI_API_KEY = "{secret}"\nOPENAI_BASE_URL = {loopback.url}/v1\n'
+        'MODEL_NAME = {"strong": "gpt-nxs"}\n',
         encoding="utf-8",
     )
     loopback.answers.append(chat_text("hi"))

@@ -40,7 +40,11 @@ def completed(response_id: str, output: list[dict[str, Any]], deltas: tuple[str,
     events.append(
         {
             "type": "response.completed",
-            "response": {"id": response_id, "output": output, "usage": {"input_tokens": 13, "output_tokens": 8}},
+            "response": {
+                "id": response_id,
+                "output": output,
+                "usage": {"input_tokens": 13, "output_tokens": 8},
+            },
         }
     )
     names = [e["type"] for e in events]

@@ -35,7 +35,10 @@ def mailer(*replies: dict[str, Any]) -> tuple[NexaAgent, Any]:
             *(
                 replies
                 or (
-                    {"tool_calls": [call("send_mail", "c1", to="张三")], "usage": {"input_tokens": 7, "output_tokens": 2}},
+                    {
+                        "tool_calls": [call("send_mail", "c1", to="张三")],
+                        "usage": {"input_tokens": 7, "output_tokens": 2},
+                    },
                     {"text": "已发送", "usage": {"input_tokens": 9, "output_tokens": 1}},
                 )
             )
@@ -61,7 +64,9 @@ def test_resume_after_approval_keeps_id_config_usage_and_deadline() -> None:
     waiting = agent.execute("给张三发邮件", config=RunConfig(timeout=60, token_budget=1000))
     approved = approve(waiting, "c1", by="alice")
     decision = approved.approvals[0]
-    assert decision.status == "approved" and decision.decided_by == "alice" and decision.decided_at is not None
+    assert (
+        decision.status == "approved" and decision.decided_by == "alice" and decision.decided_at is not None
+    )
     assert approved.status is RunStatus.WAITING_APPROVAL
     done = agent.execute(state=approved)
     assert done.success and done.output == "已发送"
@@ -145,7 +150,8 @@ def test_interrupted_run_resumes_after_recovery_without_replaying_side_effects()
         "Ops",
         tools=[tool(deploy)],
         provider=scripted(
-            {"tool_calls": [call("deploy", "c1", target="eu"), call("deploy", "c2", target="us")]}, {"text": "done"}
+            {"tool_calls": [call("deploy", "c1", target="eu"), call("deploy", "c2", target="us")]},
+            {"text": "done"},
         ),
     )
     saved: list[RunState] = []
@@ -155,7 +161,9 @@ def test_interrupted_run_resumes_after_recovery_without_replaying_side_effects()
     assert interrupted.status is RunStatus.RUNNING
     with pytest.raises(UnknownToolOutcomeError):
         agent.execute(state=interrupted)
-    done = agent.execute(state=recover_tool_call(interrupted, "c1", "completed", result="deployed eu", by="ops"))
+    done = agent.execute(
+        state=recover_tool_call(interrupted, "c1", "completed", result="deployed eu", by="ops")
+    )
     assert done.success
     assert effects == ["eu", "us"], "c1 is not run again; c2 (never started) runs once"
     assert [(e.call_id, e.status, e.recovered_by) for e in done.journal] == [

@@ -58,7 +58,7 @@ def test_values_are_never_executed() -> None:
 
 
 def test_malformed_files_are_reported_with_the_path() -> None:
-    with pytest.raises(SettingsError, match="broken.nxs"):
+    with pytest.raises(SettingsError, match=r"broken\.nxs"):
         parse_nxs("this is not a setting\n", "broken.nxs")
     with pytest.raises(SettingsError, match="not closed"):
         parse_nxs("config prod {\n API_KEY = 1\n", "open.nxs")
@@ -77,7 +77,8 @@ def test_nearest_file_wins(tmp_path: Path) -> None:
 
 def test_lookup_order_active_block_default_block_flat_environment(tmp_path: Path) -> None:
     (tmp_path / "s.nxs").write_text(
-        'A = "flat"\nB = "flat"\nC = "flat"\nconfig default { A = "default", B = "default" }\nconfig prod { A = "prod" }\n'
+        'A = "flat"\nB = "flat"\nC = "flat"\n'
+        'config default { A = "default", B = "default" }\nconfig prod { A = "prod" }\n'
     )
     settings = Settings.load(tmp_path, "prod", environ={"A": "env", "D": "env"})
     assert [settings.get(k) for k in "ABCD"] == ["prod", "default", "flat", "env"]
