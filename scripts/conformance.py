@@ -55,8 +55,10 @@ def main() -> int:
             if errors:
                 disagreements += 1
                 pos = source.lines.position(errors[0].span.start)
-                print(f"FAIL  {row['path']}: reference accepts, we report {len(errors)} errors, first "
-                      f"{pos.line + 1}:{pos.character + 1} {errors[0].code} {errors[0].message}")
+                print(
+                    f"FAIL  {row['path']}: reference accepts, we report {len(errors)} errors, first "
+                    f"{pos.line + 1}:{pos.character + 1} {errors[0].code} {errors[0].message}"
+                )
         else:
             rejected += 1
             covered = f"`{row['path']}`" in decisions

@@ -61,5 +61,5 @@ def apply_fixes(text: str, fixes: list[tuple[Diagnostic, Fix]]) -> FixOutcome:
 
 def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     if a[0] == a[1] or b[0] == b[1]:  # insertions conflict only at the same point inside a range
-        return a[0] < b[1] and b[0] < a[1] or a == b
+        return (a[0] < b[1] and b[0] < a[1]) or a == b
     return a[0] < b[1] and b[0] < a[1]

@@ -46,7 +46,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if not args_list or args_list[0].startswith("--") and args_list[0] not in ("--help", "--version"):
+    if not args_list or (args_list[0].startswith("--") and args_list[0] not in ("--help", "--version")):
         # `nexa-lsp` alone, or `nexa-lsp --tcp HOST:PORT`, starts the server.
         args_list = ["serve", *args_list]
     first = args_list[0]

@@ -81,8 +81,13 @@ def _filtered(diagnostics: list[Diagnostic], select: tuple[str, ...], ignore: tu
     return out
 
 
-def check_file(path: Path, includes: IncludeResolver, settings: CheckSettings,
-               select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> tuple[FileReport, bool]:
+def check_file(
+    path: Path,
+    includes: IncludeResolver,
+    settings: CheckSettings,
+    select: tuple[str, ...] = (),
+    ignore: tuple[str, ...] = (),
+) -> tuple[FileReport, bool]:
     """Diagnostics of one file; the flag is True when the file could not be read."""
     read = read_source(path)
     if read.text is None:
@@ -108,8 +113,14 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def fix_file(report: FileReport, args: argparse.Namespace, includes: IncludeResolver, settings: CheckSettings,
-             select: tuple[str, ...], ignore: tuple[str, ...]) -> str | None:
+def fix_file(
+    report: FileReport,
+    args: argparse.Namespace,
+    includes: IncludeResolver,
+    settings: CheckSettings,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+) -> str | None:
     """Apply the allowed fixes of one file; returns the new text when it changed and still parses."""
     if report.text is None or report.source is None:
         return None
@@ -126,8 +137,9 @@ def fix_file(report: FileReport, args: argparse.Namespace, includes: IncludeReso
         return None
     report.fixes_applied = len(outcome.applied)
     # re-check so the report shows what remains
-    report.diagnostics = _filtered(check_source(reparsed, lambda inc, _i: includes(inc, report.path), settings),
-                                   select, ignore)
+    report.diagnostics = _filtered(
+        check_source(reparsed, lambda inc, _i: includes(inc, report.path), settings), select, ignore
+    )
     report.source = reparsed
     return outcome.text
 
@@ -136,8 +148,10 @@ def _json_diagnostic(d: Diagnostic, lines: LineIndex | None) -> dict[str, Any]:
     if lines is not None:
         start = lines.utf16_position(d.span.start)
         end = lines.utf16_position(d.span.end)
-        rng = {"start": {"line": start.line, "character": start.character},
-               "end": {"line": end.line, "character": end.character}}
+        rng = {
+            "start": {"line": start.line, "character": start.character},
+            "end": {"line": end.line, "character": end.character},
+        }
     else:
         line = int(str(d.data.get("line", 0)))
         rng = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
@@ -176,8 +190,12 @@ def run_check(args: argparse.Namespace) -> int:
             if new_text is not None and report.text is not None:
                 if args.diff:
                     sys.stdout.writelines(
-                        difflib.unified_diff(report.text.splitlines(keepends=True), new_text.splitlines(keepends=True),
-                                             f"a/{path}", f"b/{path}")
+                        difflib.unified_diff(
+                            report.text.splitlines(keepends=True),
+                            new_text.splitlines(keepends=True),
+                            f"a/{path}",
+                            f"b/{path}",
+                        )
                     )
                 else:
                     write_atomically(path, new_text)
@@ -199,8 +217,13 @@ def run_check(args: argparse.Namespace) -> int:
                 }
                 for r in reports
             ],
-            "summary": {"files": len(reports), "findings": total, "errors": errors, "warnings": warnings,
-                        "fixes_applied": fixed},
+            "summary": {
+                "files": len(reports),
+                "findings": total,
+                "errors": errors,
+                "warnings": warnings,
+                "fixes_applied": fixed,
+            },
         }
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

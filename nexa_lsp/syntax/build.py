@@ -8,6 +8,7 @@ assignment, ``print "text"`` ...), each with a message naming the accepted form.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterable
 
 from lark import Token, Tree
@@ -26,8 +27,15 @@ _INTERP_PATH = re.compile(r"\s*([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*|\[\d+\]|\[[A-Za-
 Child = Tree[Token] | Token
 
 
+_BASE_NAMES: dict[str, str] = {}
+
+
 def _base(name: str) -> str:
-    return name.rsplit("__", 1)[-1] if not name.startswith("__") else name
+    base = _BASE_NAMES.get(name)
+    if base is None:
+        base = name.rsplit("__", 1)[-1] if not name.startswith("__") else name
+        _BASE_NAMES[name] = base
+    return base
 
 
 class ChunkBuilder:
@@ -37,6 +45,8 @@ class ChunkBuilder:
         self.anchor = anchor
         self.path = path
         self.diagnostics: list[Diagnostic] = []
+        self.bracket_lists: list[t.BracketList] = []
+        self.dag_lists: set[int] = set()
         self._expr_handlers: dict[str, Callable[[Tree[Token]], t.Expr]] = {
             "name": self._name_expr,
             "string": lambda tr: self.string_lit(self._tok(tr)),
@@ -47,7 +57,7 @@ class ChunkBuilder:
             "true": lambda tr: t.BoolLit(self.span(tr), True),
             "false": lambda tr: t.BoolLit(self.span(tr), False),
             "paren": self._paren,
-            "bracket_list": lambda tr: t.BracketList(self.span(tr), [self.expr(c) for c in self._trees(tr)]),
+            "bracket_list": self._bracket_list,
             "semantic_if_expr": self._semantic_if_expr,
             "match_expr": self.match_expr,
             "snapshot": lambda tr: t.SpecialExpr(self.span(tr), "snapshot"),
@@ -106,6 +116,13 @@ class ChunkBuilder:
             "stray_semi": lambda tr: t.StraySemicolon(self.span(tr)),
         }
 
+    def reset(self, anchor: Anchor) -> None:
+        """Start a new chunk (builders are reused: their handler tables are costly to make)."""
+        self.anchor = anchor
+        self.diagnostics = []
+        self.bracket_lists = []
+        self.dag_lists = set()
+
     # ------------------------------------------------------------------ basics
 
     def span(self, node: Child) -> Span:
@@ -121,8 +138,14 @@ class ChunkBuilder:
     def span_between(self, first: Child, last: Child) -> Span:
         return Span(self.span(first).rel_start, self.span(last).rel_end, self.anchor)
 
-    def error(self, code: str, message: str, span: Span, severity: Severity = Severity.ERROR,
-              fixes: Iterable[Fix] = ()) -> None:
+    def error(
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        severity: Severity = Severity.ERROR,
+        fixes: Iterable[Fix] = (),
+    ) -> None:
         self.diagnostics.append(Diagnostic(code, message, span, severity, tuple(fixes)))
 
     @staticmethod
@@ -209,14 +232,22 @@ class ChunkBuilder:
         if kind in ("value_negative", "lit_negative"):
             tok = self._tok(node)
             number: int | float = -float(tok) if _base(tok.type) == "FLOAT" else -int(tok)
-            self.error("NX021", "negative literals are not Nexa 2.x: write `0 - N` where an expression is allowed", sp)
+            self.error(
+                "NX021",
+                "negative literals are not Nexa 2.x: write `0 - N` where an expression is allowed",
+                sp,
+            )
             return t.Value(sp, t.ValueKind.NEGATIVE, number)
         if kind == "item_fallback":
             lit = self.string_lit(self._tok(node))
             return t.Value(sp, t.ValueKind.STRING, lit.value, is_fallback=True)
         if kind in ("value_list", "json_array"):
-            return t.Value(sp, t.ValueKind.LIST, None, items=[self.value(c) for c in node.children
-                                                              if not (isinstance(c, Token) and _base(c.type) == "COMMA")])
+            return t.Value(
+                sp,
+                t.ValueKind.LIST,
+                None,
+                items=[self.value(c) for c in node.children if not (isinstance(c, Token) and _base(c.type) == "COMMA")],
+            )
         if kind == "json_object":
             pairs = []
             for pair in self._find_all(node, "json_pair"):
@@ -226,9 +257,12 @@ class ChunkBuilder:
                 if key.startswith('"'):
                     key = key[1:-1]
                 else:
-                    self.error("NX027", f'object keys are quoted strings in Nexa: write "{key}"',
-                               self.span(key_tok),
-                               fixes=[Fix(f'Quote "{key}"', (TextEdit(self.span(key_tok), f'"{key}"'),))])
+                    self.error(
+                        "NX027",
+                        f'object keys are quoted strings in Nexa: write "{key}"',
+                        self.span(key_tok),
+                        fixes=[Fix(f'Quote "{key}"', (TextEdit(self.span(key_tok), f'"{key}"'),))],
+                    )
                 pairs.append((key, self.span(key_tok), self.value(pair.children[1])))
             return t.Value(sp, t.ValueKind.OBJECT, None, pairs=pairs)
         # placeholder / unexpected shapes from error recovery
@@ -320,9 +354,18 @@ class ChunkBuilder:
     def _paren(self, tree: Tree[Token]) -> t.Expr:
         items = [self.expr(c) for c in tree.children if not (isinstance(c, Token) and _base(c.type) == "COMMA")]
         sp = self.span(tree)
-        self.error("NX024", "parentheses do not group expressions in Nexa 2.x: split the expression "
-                   "into assignments, or use python!", sp)
+        self.error(
+            "NX024",
+            "parentheses do not group expressions in Nexa 2.x: split the expression into assignments, or use python!",
+            sp,
+        )
         return t.Parenthesized(sp, items)
+
+    def _bracket_list(self, tree: Tree[Token]) -> t.BracketList:
+        items = [self.expr(c) for c in tree.children if not (isinstance(c, Token) and _base(c.type) == "COMMA")]
+        node = t.BracketList(self.span(tree), items)
+        self.bracket_lists.append(node)
+        return node
 
     def _args_of(self, tree: Tree[Token]) -> list[t.Argument]:
         args_tree = self._find(tree, "args")
@@ -382,7 +425,13 @@ class ChunkBuilder:
         assert isinstance(op_tree, Tree)
         op_tok = self._tok(op_tree)
         left_expr = self.expr(left)
-        return t.BinaryOp(self.span(tree), str(op_tok), left_expr, self.expr(right), self.span(op_tok))
+        right_expr = self.expr(right)
+        op = str(op_tok)
+        if op in ("|>>", "||", "&>>", "&&"):
+            for side in (left_expr, right_expr):
+                if isinstance(side, t.BracketList) and all(isinstance(i, t.Name) for i in side.items):
+                    self.dag_lists.add(id(side))
+        return t.BinaryOp(self.span(tree), op, left_expr, right_expr, self.span(op_tok))
 
     def _op_between(self, left: Child, right: Child, width: int) -> Span:
         end = self.span(left).rel_end
@@ -395,8 +444,9 @@ class ChunkBuilder:
 
     def _fallback(self, tree: Tree[Token]) -> t.BinaryOp:
         left, right = self._trees_or_tokens(tree)
-        return t.BinaryOp(self.span(tree), "fallback", self.expr(left), self.expr(right),
-                          self._op_between(left, right, 8))
+        return t.BinaryOp(
+            self.span(tree), "fallback", self.expr(left), self.expr(right), self._op_between(left, right, 8)
+        )
 
     def _coalesce(self, tree: Tree[Token]) -> t.BinaryOp:
         left, right = self._trees_or_tokens(tree)
@@ -564,8 +614,13 @@ class ChunkBuilder:
     def _semicolon_fix(self, tree: Tree[Token], what: str) -> None:
         sp = self.span(tree)
         end = Span(sp.rel_end, sp.rel_end, self.anchor)
-        self.error("NX004", f"`{what}` needs a `;` after it (Nexa 2.x reads it without one as a bare name)",
-                   sp, Severity.WARNING, [Fix("Add `;`", (TextEdit(end, ";"),))])
+        self.error(
+            "NX004",
+            f"`{what}` needs a `;` after it (Nexa 2.x reads it without one as a bare name)",
+            sp,
+            Severity.WARNING,
+            [Fix("Add `;`", (TextEdit(end, ";"),))],
+        )
 
     def _assign(self, tree: Tree[Token]) -> t.Stmt:
         target = self.expr(tree.children[0])
@@ -585,19 +640,32 @@ class ChunkBuilder:
                 handler = self.block(h) if self._data(h) == "block" else self.expr(h)
         sp = self.span(tree)
         if isinstance(value, t.SpecialExpr) and value.kind == "await":
-            self.error("NX026", "`x = await worker;` does not bind the result in Nexa 2.x (it reads `await;` "
-                       "then `worker;`): write `await worker;` on its own", value.span, Severity.WARNING)
+            self.error(
+                "NX026",
+                "`x = await worker;` does not bind the result in Nexa 2.x (it reads `await;` "
+                "then `worker;`): write `await worker;` on its own",
+                value.span,
+                Severity.WARNING,
+            )
         if not isinstance(target, t.Name):
-            self.error("NX023", "Nexa 2.x assigns only to plain names (`x = ...`): member, index and "
-                       "computed targets are not supported", target.span)
+            self.error(
+                "NX023",
+                "Nexa 2.x assigns only to plain names (`x = ...`): member, index and "
+                "computed targets are not supported",
+                target.span,
+            )
         return t.Assign(sp, target, value, tail, handler, has_semi)
 
     def _expr_stmt(self, tree: Tree[Token]) -> t.Stmt:
         inner = tree.children[0]
         e = self.expr(inner)
         if isinstance(e, t.SpecialExpr) and e.kind == "await":
-            return t.KeywordStmt(self.span(tree), "await", names=[(e.name or "", e.name_span or e.span)],
-                                 has_semicolon=self._has(tree, "SEMI"))
+            return t.KeywordStmt(
+                self.span(tree),
+                "await",
+                names=[(e.name or "", e.name_span or e.span)],
+                has_semicolon=self._has(tree, "SEMI"),
+            )
         return t.ExprStmt(self.span(tree), e, self._has(tree, "QMARK"))
 
     def _print_legacy(self, tree: Tree[Token]) -> t.Stmt:
@@ -613,13 +681,21 @@ class ChunkBuilder:
         vs = e.span
         fix = Fix(
             "Wrap in print(...)",
-            (TextEdit(Span(vs.rel_start, vs.rel_start, self.anchor), "("), TextEdit(Span(vs.rel_end, vs.rel_end,
-                                                                                       self.anchor), ")")),
+            (
+                TextEdit(Span(vs.rel_start, vs.rel_start, self.anchor), "("),
+                TextEdit(Span(vs.rel_end, vs.rel_end, self.anchor), ")"),
+            ),
             safe=False,
             why_unsafe="Nexa 2.x printed nothing here; the fix makes the program print",
         )
-        self.error("NX025", "`print` without parentheses prints nothing in Nexa 2.x (it is the name `print` "
-                   "followed by a value): write print(...)", sp, Severity.WARNING, [fix])
+        self.error(
+            "NX025",
+            "`print` without parentheses prints nothing in Nexa 2.x (it is the name `print` "
+            "followed by a value): write print(...)",
+            sp,
+            Severity.WARNING,
+            [fix],
+        )
         return t.Print(sp, [t.Argument(e.span, e)], legacy=True)
 
     def _if(self, tree: Tree[Token]) -> t.If:
@@ -636,16 +712,26 @@ class ChunkBuilder:
 
     def _for_each(self, tree: Tree[Token]) -> t.ForEach:
         names = self._tokens(tree, "IDENT")
-        rest = [c for c in tree.children if isinstance(c, Tree) or (isinstance(c, Token) and
-                                                                    _base(c.type) not in ("IDENT", "COMMA"))]
+        rest = [
+            c
+            for c in tree.children
+            if isinstance(c, Tree) or (isinstance(c, Token) and _base(c.type) not in ("IDENT", "COMMA"))
+        ]
         iterable_node = rest[0] if len(rest) > 1 else names[-1]
         body_node = rest[-1]
         if len(rest) == 1:  # iterable is a bare name token consumed as IDENT
             iterable_node = names.pop()
         item = names[0]
         index = names[1] if len(names) > 1 else None
-        return t.ForEach(self.span(tree), str(item), self.span(item), str(index) if index else None,
-                         self.span(index) if index else None, self.expr(iterable_node), self.block(body_node))
+        return t.ForEach(
+            self.span(tree),
+            str(item),
+            self.span(item),
+            str(index) if index else None,
+            self.span(index) if index else None,
+            self.expr(iterable_node),
+            self.block(body_node),
+        )
 
     def _for_pattern(self, tree: Tree[Token]) -> t.ForPattern:
         pat, iterable, body = tree.children[0], tree.children[1], tree.children[2]
@@ -670,8 +756,14 @@ class ChunkBuilder:
         rest = [c for c in tree.children[1:] if not (isinstance(c, Tree) and self._data(c) == "fast_match")]
         target = self.expr(rest[0])
         blocks = [self.block(c) for c in rest[1:]]
-        return t.SemanticIf(self.span(tree), self.string_lit(question_tok), fast_lit, target, blocks[0],
-                            blocks[1] if len(blocks) > 1 else None)
+        return t.SemanticIf(
+            self.span(tree),
+            self.string_lit(question_tok),
+            fast_lit,
+            target,
+            blocks[0],
+            blocks[1] if len(blocks) > 1 else None,
+        )
 
     def _let(self, tree: Tree[Token]) -> t.Let:
         if not self._has(tree, "SEMI"):
@@ -710,8 +802,12 @@ class ChunkBuilder:
         if keyword == "verify" and variant == "call" and exprs:
             subject = exprs[0]
             if not (isinstance(subject, t.Call) and isinstance(subject.callee, t.Member) and not subject.args):
-                self.error("NX033", "`verify` needs `satisfies Type`, `against x`, or a method call with no "
-                           "arguments (`verify x.valid();`)", subject.span)
+                self.error(
+                    "NX033",
+                    "`verify` needs `satisfies Type`, `against x`, or a method call with no "
+                    "arguments (`verify x.valid();`)",
+                    subject.span,
+                )
         return t.KeywordStmt(self.span(tree), keyword, exprs, names, type_text, variant, has_semi)
 
     def _block_stmt(self, tree: Tree[Token], keyword: str) -> t.BlockStmt:
@@ -736,8 +832,11 @@ class ChunkBuilder:
         if keyword == "autoloop":
             for s in settings:
                 if s.key not in ("max_steps", "exit_when", "timeout"):
-                    self.error("NX033", f"autoloop accepts max_steps, exit_when and timeout, not `{s.key}`",
-                               s.key_span)
+                    self.error(
+                        "NX033",
+                        f"autoloop accepts max_steps, exit_when and timeout, not `{s.key}`",
+                        s.key_span,
+                    )
                 elif s.value.kind is t.ValueKind.NAME:
                     self.error("NX027", f"autoloop `{s.key}` needs a literal value, not a variable", s.value.span)
         return t.BlockStmt(self.span(tree), keyword, settings, blocks, [], names)
@@ -775,10 +874,7 @@ class ChunkBuilder:
         if kind in ("defer_stmt", "match_expr"):
             sp = self.span(tree)
             stmt: t.Stmt
-            if kind == "defer_stmt":
-                stmt = self._keyword_stmt(tree, "defer")
-            else:
-                stmt = t.ExprStmt(sp, self.match_expr(tree))
+            stmt = self._keyword_stmt(tree, "defer") if kind == "defer_stmt" else t.ExprStmt(sp, self.match_expr(tree))
             return t.TopLevelStatement(sp, "", Span(sp.rel_start, sp.rel_start, self.anchor), stmt)
         return None
 
@@ -793,8 +889,13 @@ class ChunkBuilder:
         sp = self.span(tree)
         value = self._find(tree, "version_value")
         version = str(self._tok(value)) if value is not None else None
-        return t.VersionDecl(sp, "nexa", Span(sp.rel_start, sp.rel_start + 4, self.anchor), version,
-                             self.span(value) if value is not None else None)
+        return t.VersionDecl(
+            sp,
+            "nexa",
+            Span(sp.rel_start, sp.rel_start + 4, self.anchor),
+            version,
+            self.span(value) if value is not None else None,
+        )
 
     def _decl_include_decl(self, tree: Tree[Token], chunk_text: str) -> t.Include:
         tok = self._tokens(tree, "STRING")[0]
@@ -822,9 +923,14 @@ class ChunkBuilder:
                     key_tok = p.children[0]
                     assert isinstance(key_tok, Token)
                     val = self.value(p.children[1])
-                    props.append(t.Property(self.span(p), "mcp", Span(self.span(key_tok).rel_start,
-                                                                       self.span(key_tok).rel_end - 1, self.anchor),
-                                            val))
+                    props.append(
+                        t.Property(
+                            self.span(p),
+                            "mcp",
+                            Span(self.span(key_tok).rel_start, self.span(key_tok).rel_end - 1, self.anchor),
+                            val,
+                        )
+                    )
                 else:
                     props.append(self.prop(p.children[0], p.children[1]))
         decl = t.ToolDecl(self.span(tree), str(name), self.span(name), props)
@@ -835,19 +941,27 @@ class ChunkBuilder:
         keys = [p.key for p in decl.properties if p.key != "approval"]
         shapes = (["description", "parameters"], ["mcp"], ["python"])
         if keys not in [list(s) for s in shapes]:
-            self.error("NX032", f"tool {decl.name} needs either `description: \"...\", parameters: {{...}}`, "
-                       "or `mcp: \"uri\"`, or `python: \"module.function\"`", decl.name_span)
+            self.error(
+                "NX032",
+                f'tool {decl.name} needs either `description: "...", parameters: {{...}}`, '
+                'or `mcp: "uri"`, or `python: "module.function"`',
+                decl.name_span,
+            )
         for p in decl.properties:
             if p.key in ("description", "mcp", "python", "approval") and not p.value.is_string:
                 self.error("NX027", f"`{p.key}` takes a string", p.value.span)
             if p.key == "parameters":
                 if p.value.kind is not t.ValueKind.OBJECT:
-                    self.error("NX027", "`parameters` takes an object of strings: {\"name\": \"type\"}", p.value.span)
+                    self.error("NX027", '`parameters` takes an object of strings: {"name": "type"}', p.value.span)
                 else:
                     for key, _ks, v in p.value.pairs:
                         if not v.is_string:
-                            self.error("NX027", f"parameter `{key}`: Nexa 2.x accepts only string type "
-                                       "descriptions here (\"string\", \"number\")", v.span)
+                            self.error(
+                                "NX027",
+                                f"parameter `{key}`: Nexa 2.x accepts only string type "
+                                'descriptions here ("string", "number")',
+                                v.span,
+                            )
 
     def _params(self, tree: Tree[Token] | None) -> list[t.Param]:
         if tree is None:
@@ -857,9 +971,15 @@ class ChunkBuilder:
             name = self._tokens(p, "IDENT")[0]
             type_node = self._find(p, "type_expr")
             default = next((c for c in p.children if isinstance(c, Tree) and self._data(c) != "type_expr"), None)
-            out.append(t.Param(self.span(p), str(name), self.span(name),
-                               self._type_expr_text(type_node) if type_node is not None else None,
-                               self.value(default) if default is not None else None))
+            out.append(
+                t.Param(
+                    self.span(p),
+                    str(name),
+                    self.span(name),
+                    self._type_expr_text(type_node) if type_node is not None else None,
+                    self.value(default) if default is not None else None,
+                )
+            )
         return out
 
     def _decl_tool_fn_decl(self, tree: Tree[Token], chunk_text: str) -> t.ToolFunction:
@@ -877,12 +997,23 @@ class ChunkBuilder:
         params = self._params(self._find(tree, "params"))
         for p in params:
             if p.type_text is None:
-                self.error("NX033", f"parameter `{p.name}` of an @tool function needs a type (`{p.name}: str`)",
-                           p.name_span)
+                self.error(
+                    "NX033",
+                    f"parameter `{p.name}` of an @tool function needs a type (`{p.name}: str`)",
+                    p.name_span,
+                )
         ret = self._type_of(tree)
         body = self._find(tree, "block")
-        return t.ToolFunction(self.span(tree), str(name), self.span(name), description, config, params, ret,
-                              self.block(body) if body is not None else None)
+        return t.ToolFunction(
+            self.span(tree),
+            str(name),
+            self.span(name),
+            description,
+            config,
+            params,
+            ret,
+            self.block(body) if body is not None else None,
+        )
 
     def _decl_agent_decl(self, tree: Tree[Token], chunk_text: str) -> t.AgentDecl:
         name = self._name_tok(tree)
@@ -898,8 +1029,12 @@ class ChunkBuilder:
                         self.error("NX033", "decorator arguments use `name=value`", self.span(a))
             decl.decorators.append(t.Decorator(self.span(deco), str(deco_name), self.span(deco_name), args))
             if str(deco_name) not in AGENT_DECORATORS:
-                self.error("NX034", f"unknown agent decorator @{deco_name}: Nexa agents accept "
-                           "@limit, @timeout, @retry and @temperature", self.span(deco_name))
+                self.error(
+                    "NX034",
+                    f"unknown agent decorator @{deco_name}: Nexa agents accept "
+                    "@limit, @timeout, @retry and @temperature",
+                    self.span(deco_name),
+                )
         ret = self._find(tree, "agent_return")
         if ret is not None:
             parts = self._tokens(ret, "IDENT")
@@ -910,12 +1045,15 @@ class ChunkBuilder:
                 kind = self._data(item)
                 if kind == "use_name":
                     dotted = self._trees(item)[0]
-                    parts = [str(p) for p in self._tokens(dotted, "IDENT")]
-                    text = ".".join(parts)
-                    if len(parts) > 2 or (len(parts) == 2 and parts[0] != "std"):
-                        self.error("NX033", f"`uses {text}`: write a tool or agent name, or a two-part "
-                                   "std namespace such as std.fs", self.span(item))
-                    decl.uses.append(t.UseItem(self.span(item), "std" if len(parts) > 1 else "name", text))
+                    words = [str(p) for p in self._tokens(dotted, "IDENT")]
+                    text = ".".join(words)
+                    if len(words) > 2 or (len(words) == 2 and words[0] != "std"):
+                        self.error(
+                            "NX033",
+                            f"`uses {text}`: write a tool or agent name, or a two-part std namespace such as std.fs",
+                            self.span(item),
+                        )
+                    decl.uses.append(t.UseItem(self.span(item), "std" if len(words) > 1 else "name", text))
                 elif kind == "use_skill":
                     decl.uses.append(t.UseItem(self.span(item), "skill", str(self._tokens(item)[0])[1:-1]))
                 else:
@@ -940,13 +1078,21 @@ class ChunkBuilder:
                 entries = [self.prop(e.children[0], e.children[1]) for e in self._find_all(inner, "ctx_entry")]
                 decl.context_blocks.append(t.ContextBlock(self.span(inner), entries))
         for item in self._find_all(tree, "stray_semicolon"):
-            self.error("NX028", "`;` does not separate agent properties: use `,` or a new line", self.span(item),
-                       fixes=[Fix("Replace `;` with `,`", (TextEdit(self.span(item), ","),))])
+            self.error(
+                "NX028",
+                "`;` does not separate agent properties: use `,` or a new line",
+                self.span(item),
+                fixes=[Fix("Replace `;` with `,`", (TextEdit(self.span(item), ","),))],
+            )
         for item in self._find_all(tree, "agent_item"):
             if isinstance(item.children[0], Token):
                 sp = self.span(item.children[0])
-                self.error("NX028", "`;` does not separate agent properties: use `,` or a new line", sp,
-                           fixes=[Fix("Replace `;` with `,`", (TextEdit(sp, ","),))])
+                self.error(
+                    "NX028",
+                    "`;` does not separate agent properties: use `,` or a new line",
+                    sp,
+                    fixes=[Fix("Replace `;` with `,`", (TextEdit(sp, ","),))],
+                )
         return decl
 
     def _contracts(self, tree: Tree[Token]) -> list[t.Contract]:
@@ -965,8 +1111,12 @@ class ChunkBuilder:
             decl.params = self._params(self._find(params_tree, "params"))
             if not decl.params:
                 sp = self.span(params_tree)
-                self.error("NX020", f"`flow {name}()`: a flow without parameters is written without "
-                           f"parentheses: `flow {name}`", sp, fixes=[Fix("Remove `()`", (TextEdit(sp, ""),))])
+                self.error(
+                    "NX020",
+                    f"`flow {name}()`: a flow without parameters is written without parentheses: `flow {name}`",
+                    sp,
+                    fixes=[Fix("Remove `()`", (TextEdit(sp, ""),))],
+                )
             for p in decl.params:
                 if p.type_text is None:
                     self.error("NX033", f"flow parameter `{p.name}` needs a type (`{p.name}: str`)", p.name_span)
@@ -1004,16 +1154,21 @@ class ChunkBuilder:
                 legacy = False
             decl.fields.append(t.ProtocolField(self.span(f), str(key_tok), self.span(key_tok), type_text, legacy))
         for semi in self._tokens(tree, "SEMI"):
-            self.error("NX028", "`;` does not separate protocol fields: use `,` or a new line", self.span(semi),
-                       fixes=[Fix("Replace `;` with `,`", (TextEdit(self.span(semi), ","),))])
+            self.error(
+                "NX028",
+                "`;` does not separate protocol fields: use `,` or a new line",
+                self.span(semi),
+                fixes=[Fix("Replace `;` with `,`", (TextEdit(self.span(semi), ","),))],
+            )
         return decl
 
     def _decl_type_decl(self, tree: Tree[Token], chunk_text: str) -> t.TypeDecl:
         name = self._name_tok(tree)
         type_text = self._type_of(tree) or ""
         strings = self._tokens(tree, "STRING")
-        return t.TypeDecl(self.span(tree), str(name), self.span(name), type_text,
-                          str(strings[0])[1:-1] if strings else None)
+        return t.TypeDecl(
+            self.span(tree), str(name), self.span(name), type_text, str(strings[0])[1:-1] if strings else None
+        )
 
     def _adt_members(self, tree: Tree[Token], kinds: tuple[str, ...]) -> list[t.AdtMember]:
         members = []
@@ -1032,30 +1187,47 @@ class ChunkBuilder:
             elif kind in ("trait_method", "impl_method"):
                 detail = self._type_of(m)
             body = self._find(m, "block")
-            members.append(t.AdtMember(self.span(m), str(name), self.span(name), detail,
-                                       self._params(self._find(m, "params")),
-                                       self.block(body) if body is not None else None))
+            members.append(
+                t.AdtMember(
+                    self.span(m),
+                    str(name),
+                    self.span(name),
+                    detail,
+                    self._params(self._find(m, "params")),
+                    self.block(body) if body is not None else None,
+                )
+            )
         return members
 
     def _decl_struct_decl(self, tree: Tree[Token], chunk_text: str) -> t.AdtDecl:
         name = self._name_tok(tree)
-        return t.AdtDecl(self.span(tree), str(name), self.span(name), "struct",
-                         self._adt_members(tree, ("struct_field",)))
+        return t.AdtDecl(
+            self.span(tree), str(name), self.span(name), "struct", self._adt_members(tree, ("struct_field",))
+        )
 
     def _decl_enum_decl(self, tree: Tree[Token], chunk_text: str) -> t.AdtDecl:
         name = self._name_tok(tree)
-        return t.AdtDecl(self.span(tree), str(name), self.span(name), "enum", self._adt_members(tree, ("enum_variant",)))
+        return t.AdtDecl(
+            self.span(tree), str(name), self.span(name), "enum", self._adt_members(tree, ("enum_variant",))
+        )
 
     def _decl_trait_decl(self, tree: Tree[Token], chunk_text: str) -> t.AdtDecl:
         name = self._name_tok(tree)
-        return t.AdtDecl(self.span(tree), str(name), self.span(name), "trait",
-                         self._adt_members(tree, ("trait_method",)))
+        return t.AdtDecl(
+            self.span(tree), str(name), self.span(name), "trait", self._adt_members(tree, ("trait_method",))
+        )
 
     def _decl_impl_decl(self, tree: Tree[Token], chunk_text: str) -> t.AdtDecl:
         names = self._tokens(tree, "IDENT")
-        return t.AdtDecl(self.span(tree), str(names[0]), self.span(names[0]), "impl",
-                         self._adt_members(tree, ("impl_method",)), str(names[1]) if len(names) > 1 else None,
-                         self.span(names[1]) if len(names) > 1 else None)
+        return t.AdtDecl(
+            self.span(tree),
+            str(names[0]),
+            self.span(names[0]),
+            "impl",
+            self._adt_members(tree, ("impl_method",)),
+            str(names[1]) if len(names) > 1 else None,
+            self.span(names[1]) if len(names) > 1 else None,
+        )
 
     def _decl_job_decl(self, tree: Tree[Token], chunk_text: str) -> t.JobDecl:
         name = self._name_tok(tree)
@@ -1091,8 +1263,11 @@ class ChunkBuilder:
         port = tree.children[0]
         port_tok = port if isinstance(port, Token) else self._tok(port)
         if isinstance(port, Tree):
-            self.error("NX033", "a server is declared with its port number: `server 8080 { ... }`",
-                       self.span(port_tok))
+            self.error(
+                "NX033",
+                "a server is declared with its port number: `server 8080 { ... }`",
+                self.span(port_tok),
+            )
         decl = t.ServerDecl(self.span(tree), str(port_tok), self.span(port_tok))
         self._server_items(tree, decl, 0)
         return decl
@@ -1108,8 +1283,7 @@ class ChunkBuilder:
                     cors = self.value(item.children[0])
                     for key, _ks, val in cors.pairs:
                         if not val.is_string:
-                            self.error("NX027", f"cors `{key}` takes a string (`cors {{\"origins\": \"*\"}}`)",
-                                       val.span)
+                            self.error("NX027", f'cors `{key}` takes a string (`cors {{"origins": "*"}}`)', val.span)
                 decl.directives.append((kind.removeprefix("server_"), self.span(item)))
             elif kind in ("route", "semantic_route"):
                 cls = "route"
@@ -1127,8 +1301,11 @@ class ChunkBuilder:
             else:
                 continue
             if order[cls] < last:
-                self.error("NX033", "inside a server, directives come first, then routes, then groups",
-                           self.span(item))
+                self.error(
+                    "NX033",
+                    "inside a server, directives come first, then routes, then groups",
+                    self.span(item),
+                )
             last = max(last, order[cls])
 
     def _decl_resource_decl(self, tree: Tree[Token], chunk_text: str) -> t.ResourceDecl:
@@ -1139,29 +1316,53 @@ class ChunkBuilder:
         arg = self._tokens(tree, "STRING")
         expected = {"db": "connect", "auth": "enable_auth", "kv": "open"}[kind]
         if str(func) != expected:
-            self.error("NX033", f"`{kind} {name} = ...` takes `{expected}(\"...\")`", self.span(func))
-        return t.ResourceDecl(self.span(tree), str(name), self.span(name), kind, str(func),
-                              str(arg[0])[1:-1] if arg else "")
+            self.error("NX033", f'`{kind} {name} = ...` takes `{expected}("...")`', self.span(func))
+        return t.ResourceDecl(
+            self.span(tree), str(name), self.span(name), kind, str(func), str(arg[0])[1:-1] if arg else ""
+        )
 
     def _decl_top_call(self, tree: Tree[Token], chunk_text: str) -> t.TopLevelStatement:
         name = self._tokens(tree, "IDENT")[0]
         sp = self.span(tree)
         call = t.Call(sp, t.Name(self.span(name), str(name)), self._args_of(tree))
         if str(name) in STATEMENT_WORDS:
-            self.error("NX031", f"`{name}` cannot stand at top level: only declarations can; put it inside a flow",
-                       self.span(name))
+            self.error(
+                "NX031",
+                f"`{name}` cannot stand at top level: only declarations can; put it inside a flow",
+                self.span(name),
+            )
         elif str(name) not in TOP_LEVEL_CALLS:
-            self.error("NX031", f"`{name}(...)` cannot stand at top level: only declarations and "
-                       "spawn/parallel/race/channel/after/schedule(...) can; call it inside a flow", sp)
+            self.error(
+                "NX031",
+                f"`{name}(...)` cannot stand at top level: only declarations and "
+                "spawn/parallel/race/channel/after/schedule(...) can; call it inside a flow",
+                sp,
+            )
         return t.TopLevelStatement(sp, "", Span(sp.rel_start, sp.rel_start, self.anchor), t.ExprStmt(sp, call))
 
 
-def build_chunk(tree: Tree[Token] | None, chunk_text: str, anchor: Anchor, path: VersionPath
-                ) -> tuple[list[t.TopItem], list[Diagnostic]]:
+_BUILDERS = threading.local()
+
+
+def _builder_for(path: VersionPath) -> ChunkBuilder:
+    """One reusable builder per thread and path."""
+    cache: dict[VersionPath, ChunkBuilder] | None = getattr(_BUILDERS, "by_path", None)
+    if cache is None:
+        cache = _BUILDERS.by_path = {}
+    builder = cache.get(path)
+    if builder is None:
+        builder = cache[path] = ChunkBuilder(Anchor(0), path)
+    return builder
+
+
+def build_chunk(
+    tree: Tree[Token] | None, chunk_text: str, anchor: Anchor, path: VersionPath
+) -> tuple[list[t.TopItem], list[Diagnostic]]:
     """Typed items and builder diagnostics of one parsed chunk."""
     if tree is None:
         return [], []
-    builder = ChunkBuilder(anchor, path)
+    builder = _builder_for(path)
+    builder.reset(anchor)
     chunk = tree.children[0] if tree.children and isinstance(tree.children[0], Tree) else tree
     items: list[t.TopItem] = []
     for child in chunk.children:
@@ -1178,15 +1379,11 @@ def build_chunk(tree: Tree[Token] | None, chunk_text: str, anchor: Anchor, path:
 
 def _check_lists(items: list[t.TopItem], builder: ChunkBuilder) -> None:
     """List literals are only the agent lists of DAG operators."""
-    dag_lists: set[int] = set()
-    for item in items:
-        for node in t.walk(item):
-            if isinstance(node, t.BinaryOp) and node.op in ("|>>", "||", "&>>", "&&"):
-                for side in (node.left, node.right):
-                    if isinstance(side, t.BracketList) and all(isinstance(i, t.Name) for i in side.items):
-                        dag_lists.add(id(side))
-    for item in items:
-        for node in t.walk(item):
-            if isinstance(node, t.BracketList) and id(node) not in dag_lists:
-                builder.error("NX022", "list literals are not Nexa 2.x: brackets only list agents around "
-                              "|>>, ||, &>> and && (use python! or a tool for data lists)", node.span)
+    for node in builder.bracket_lists:
+        if id(node) not in builder.dag_lists:
+            builder.error(
+                "NX022",
+                "list literals are not Nexa 2.x: brackets only list agents around "
+                "|>>, ||, &>> and && (use python! or a tool for data lists)",
+                node.span,
+            )

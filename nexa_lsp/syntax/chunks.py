@@ -15,29 +15,95 @@ top-level item; everything else is skipped inside the regex engine.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
 # Words that start a top-level item.
 ITEM_KEYWORDS = frozenset(
     {
-        "nexa", "include", "use", "tool", "agent", "flow", "protocol", "test", "type",
-        "job", "server", "db", "auth", "kv", "defer", "match", "struct", "enum",
-        "trait", "impl", "spawn", "parallel", "race", "channel", "after", "schedule",
+        "nexa",
+        "include",
+        "use",
+        "tool",
+        "agent",
+        "flow",
+        "protocol",
+        "test",
+        "type",
+        "job",
+        "server",
+        "db",
+        "auth",
+        "kv",
+        "defer",
+        "match",
+        "struct",
+        "enum",
+        "trait",
+        "impl",
+        "spawn",
+        "parallel",
+        "race",
+        "channel",
+        "after",
+        "schedule",
     }
 )
 # Words that, at the very start of a line inside unbalanced brackets, still
 # start a new item (followed by a name): these never begin a statement.
 RESYNC_KEYWORDS = frozenset(
-    {"agent", "flow", "tool", "protocol", "struct", "enum", "trait", "impl", "job", "server", "test", "include"}
+    {
+        "agent",
+        "flow",
+        "tool",
+        "protocol",
+        "struct",
+        "enum",
+        "trait",
+        "impl",
+        "job",
+        "server",
+        "test",
+        "include",
+    }
 )
 # After these words a keyword is a name being declared (`flow test`), not a new item.
 _NAME_EXPECTING = frozenset(
     {
-        "agent", "flow", "tool", "protocol", "type", "struct", "enum", "trait", "impl", "job",
-        "server", "db", "auth", "kv", "fn", "config", "uses", "implements", "on", "for",
-        "requires", "ensures", "defer", "match", "test", "include", "use", "nexa", "spawn",
-        "pass", "to", "await", "return",
+        "agent",
+        "flow",
+        "tool",
+        "protocol",
+        "type",
+        "struct",
+        "enum",
+        "trait",
+        "impl",
+        "job",
+        "server",
+        "db",
+        "auth",
+        "kv",
+        "fn",
+        "config",
+        "uses",
+        "implements",
+        "on",
+        "for",
+        "requires",
+        "ensures",
+        "defer",
+        "match",
+        "test",
+        "include",
+        "use",
+        "nexa",
+        "spawn",
+        "pass",
+        "to",
+        "await",
+        "return",
     }
 )
 
@@ -109,16 +175,12 @@ def split_chunks(text: str) -> tuple[list[Chunk], list[Comment]]:
                     continue
                 in_decorated = False
                 _add_boundary(boundaries, start)
-            elif (
-                word in RESYNC_KEYWORDS
-                and _column(text, start) == 0
-                and _RESYNC_AFTER.match(text, match.end())
-            ):
+            elif word in RESYNC_KEYWORDS and _column(text, start) == 0 and _RESYNC_AFTER.match(text, match.end()):
                 depth = 0
                 in_decorated = False
                 _add_boundary(boundaries, start)
     boundaries.append(len(text))
-    chunks = [Chunk(a, b) for a, b in zip(boundaries, boundaries[1:], strict=False) if b > a or len(text) == 0]
+    chunks = [Chunk(a, b) for a, b in itertools.pairwise(boundaries) if b > a or len(text) == 0]
     if not chunks:
         chunks = [Chunk(0, len(text))]
     return chunks, comments

@@ -74,7 +74,7 @@ def _c(title: str, severity: Severity, category: str) -> CodeInfo:
     return CodeInfo(title, severity, category)
 
 
-E, W, I, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
+E, W, INFO, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
 
 #: Every diagnostic code nexa-lsp can produce, with its default severity.
 CODES: dict[str, CodeInfo] = {
@@ -83,7 +83,7 @@ CODES: dict[str, CodeInfo] = {
     "NX002": _c("unexpected character", E, "syntax"),
     "NX003": _c("unclosed bracket", E, "syntax"),
     "NX004": _c("missing semicolon", W, "syntax"),
-    "NX005": _c("too many syntax errors", I, "syntax"),
+    "NX005": _c("too many syntax errors", INFO, "syntax"),
     # version declaration
     "NX010": _c("unsupported Nexa version", E, "version"),
     "NX011": _c("version declaration is not first", E, "version"),
@@ -108,7 +108,7 @@ CODES: dict[str, CodeInfo] = {
     "NX036": _c("non-ASCII identifier", E, "syntax"),
     # files
     "NX090": _c("file is not UTF-8", E, "file"),
-    "NX091": _c("file is empty", I, "file"),
+    "NX091": _c("file is empty", INFO, "file"),
     "NX092": _c("file too large", E, "file"),
     "NX093": _c("file cannot be read", E, "file"),
 }

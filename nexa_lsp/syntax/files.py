@@ -29,8 +29,7 @@ def decode_source(data: bytes, max_bytes: int = MAX_SOURCE_BYTES) -> tuple[str |
         return None, [
             Diagnostic(
                 "NX092",
-                f"file too large to check: {len(data):,} bytes (limit {max_bytes:,}); split it into "
-                "included files",
+                f"file too large to check: {len(data):,} bytes (limit {max_bytes:,}); split it into included files",
                 absolute_span(0, 0),
                 Severity.ERROR,
             )

@@ -31,9 +31,7 @@ def grammar_dir() -> Path:
     checkout = Path(__file__).resolve().parent.parent.parent / "grammar"
     if (checkout / "common.lark").is_file():
         return checkout
-    raise FileNotFoundError(
-        f"Nexa grammar files not found in {packaged} or {checkout}; reinstall nexa-lsp"
-    )
+    raise FileNotFoundError(f"Nexa grammar files not found in {packaged} or {checkout}; reinstall nexa-lsp")
 
 
 def _cache_file(path: VersionPath) -> str:
@@ -108,9 +106,7 @@ def _path_parser(path: VersionPath) -> PathParser:
             readable[terminal.name] = f'"{terminal.pattern.value}"'
         else:
             readable[terminal.name] = base.lower()
-    keywords = frozenset(
-        t.name for t in lark.terminals if t.pattern.type == "str" and t.pattern.value.isidentifier()
-    )
+    keywords = frozenset(t.name for t in lark.terminals if t.pattern.type == "str" and t.pattern.value.isidentifier())
     return PathParser(path, lark, names, readable, keywords)
 
 

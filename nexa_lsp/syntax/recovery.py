@@ -32,14 +32,53 @@ _OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
 _CLOSER_TEXT = {"RBRACE": "}", "RPAR": ")", "RSQB": "]"}
 # Tokens worth inserting to repair an error, in order of preference.
 _INSERTABLE = ("SEMI", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "IDENT", "STRING", "EQUAL", "LPAR")
-_PLACEHOLDER_TEXT = {"IDENT": "", "STRING": '""', "SEMI": "", "COMMA": "", "COLON": "", "EQUAL": "", "LPAR": ""}
+_PLACEHOLDER_TEXT = {
+    "IDENT": "",
+    "STRING": '""',
+    "SEMI": "",
+    "COMMA": "",
+    "COLON": "",
+    "EQUAL": "",
+    "LPAR": "",
+}
 _OWNER_WORDS = frozenset(
     {
-        "agent", "tool", "flow", "protocol", "struct", "enum", "trait", "impl", "job", "server",
-        "group", "if", "else", "for", "while", "loop", "try", "catch", "match", "autoloop",
-        "with_context", "context_policy", "try_agent", "catch_correction", "unharnessed",
-        "before_step", "after_step", "on_error", "before_tool", "after_tool", "perform",
-        "on_failure", "context", "semantic_if", "test", "fn",
+        "agent",
+        "tool",
+        "flow",
+        "protocol",
+        "struct",
+        "enum",
+        "trait",
+        "impl",
+        "job",
+        "server",
+        "group",
+        "if",
+        "else",
+        "for",
+        "while",
+        "loop",
+        "try",
+        "catch",
+        "match",
+        "autoloop",
+        "with_context",
+        "context_policy",
+        "try_agent",
+        "catch_correction",
+        "unharnessed",
+        "before_step",
+        "after_step",
+        "on_error",
+        "before_tool",
+        "after_tool",
+        "perform",
+        "on_failure",
+        "context",
+        "semantic_if",
+        "test",
+        "fn",
     }
 )
 _NAMED_OWNERS = frozenset({"agent", "tool", "flow", "protocol", "struct", "enum", "trait", "impl", "job", "fn", "test"})
@@ -193,8 +232,12 @@ class _Driver:
         )
         if not closes_own_insertion:
             self._report(
-                SyntaxProblem("NX001", f"unexpected {shown}: expected {self._readable(expected)}", start,
-                              max(end, start + 1))
+                SyntaxProblem(
+                    "NX001",
+                    f"unexpected {shown}: expected {self._readable(expected)}",
+                    start,
+                    max(end, start + 1),
+                )
             )
         if inserted is not None:
             for base in inserted:
@@ -283,8 +326,12 @@ class _Driver:
             if inserted is None:
                 if self.fed_since_error:
                     self._report(
-                        SyntaxProblem("NX001", f"unexpected end of input: expected {self._readable(choices)}",
-                                      end_pos, end_pos)
+                        SyntaxProblem(
+                            "NX001",
+                            f"unexpected end of input: expected {self._readable(choices)}",
+                            end_pos,
+                            end_pos,
+                        )
                     )
                 return None
             if inserted not in _CLOSER_TEXT and self.fed_since_error:
@@ -345,6 +392,10 @@ def parse_chunk(parser: PathParser, text: str, position_text: Callable[[int], st
 
     ``position_text`` renders a chunk offset as the document's `line:column` for messages.
     """
+    try:  # fast path: most chunks are valid, and Lark's own loop is quickest
+        return ChunkParse(parser.lark.parse(text), [], 0)
+    except UnexpectedInput:
+        pass
     driver = _Driver(parser, text, position_text)
     ip = parser.lark.parse_interactive(text, start="start")
     lexer_thread = ip.lexer_thread
@@ -359,10 +410,11 @@ def parse_chunk(parser: PathParser, text: str, position_text: Callable[[int], st
                 driver.feed(ip, tok)
             break
         except UnexpectedCharacters as err:
-            pos = err.pos_in_stream
+            pos = err.pos_in_stream or 0
             char = text[pos : pos + 1]
             driver._report(SyntaxProblem("NX002", _unexpected_character_message(text, pos), pos, pos + 1))
             skip = _skip_length(text, pos)
+            assert lexer_thread.state is not None
             lexer_thread.state.line_ctr.feed(text[pos : pos + skip])
             if not char:
                 break
@@ -391,7 +443,7 @@ def _skip_length(text: str, pos: int) -> int:
 def _unexpected_character_message(text: str, pos: int) -> str:
     char = text[pos : pos + 1]
     if char == "'":
-        return "single-quoted strings are not Nexa: use double quotes \"...\""
+        return 'single-quoted strings are not Nexa: use double quotes "..."'
     if char == "#":
         return "'#' does not start a comment in Nexa: use // or /* */"
     if char and not char.isascii():

@@ -56,8 +56,9 @@ class SourceFile:
 
     def declarations(self) -> list[t.TopItem]:
         """Named top-level declarations (not version / include / use / statements)."""
-        return [i for i in self.items if not isinstance(i, t.VersionDecl | t.Include | t.UseConfig |
-                                                         t.TopLevelStatement)]
+        return [
+            i for i in self.items if not isinstance(i, t.VersionDecl | t.Include | t.UseConfig | t.TopLevelStatement)
+        ]
 
 
 def _blank(text: str, start: int, end: int) -> str:
@@ -128,14 +129,22 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
             diagnostics.append(diag)
     if syntax_count > MAX_SYNTAX_ERRORS:
         diagnostics.append(
-            Diagnostic("NX005", f"{syntax_count} syntax errors; showing the first {MAX_SYNTAX_ERRORS}",
-                       absolute_span(0, 0), Severity.INFORMATION)
+            Diagnostic(
+                "NX005",
+                f"{syntax_count} syntax errors; showing the first {MAX_SYNTAX_ERRORS}",
+                absolute_span(0, 0),
+                Severity.INFORMATION,
+            )
         )
     diagnostics.extend(_order_diagnostics(items))
     if not text.strip():
         diagnostics.append(
-            Diagnostic("NX091", "the file is empty (an empty Nexa source is valid and declares nothing)",
-                       absolute_span(0, 0), Severity.INFORMATION)
+            Diagnostic(
+                "NX091",
+                "the file is empty (an empty Nexa source is valid and declares nothing)",
+                absolute_span(0, 0),
+                Severity.INFORMATION,
+            )
         )
     diagnostics = _dedupe(diagnostics)
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
@@ -216,12 +225,18 @@ def _order_diagnostics(items: list[t.TopItem]) -> list[Diagnostic]:
             continue
         if isinstance(item, t.Include):
             if stage > 0:
-                out.append(Diagnostic("NX030", "`include` must come before `use config` and all declarations",
-                                      item.span))
+                out.append(
+                    Diagnostic("NX030", "`include` must come before `use config` and all declarations", item.span)
+                )
         elif isinstance(item, t.UseConfig):
             if stage > 1:
-                out.append(Diagnostic("NX030", "`use config` must come after the includes and before all "
-                                      "declarations", item.span))
+                out.append(
+                    Diagnostic(
+                        "NX030",
+                        "`use config` must come after the includes and before all declarations",
+                        item.span,
+                    )
+                )
             stage = max(stage, 1)
         else:
             stage = 2

@@ -16,8 +16,7 @@ import dataclasses
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
-from typing import Any, Union
+from typing import Any
 
 
 class Anchor:
@@ -298,26 +297,26 @@ class SpecialExpr(Node):
     args: list[Argument] = field(default_factory=list)
 
 
-Expr = Union[
-    Name,
-    StringLit,
-    TemplateLit,
-    NumberLit,
-    BoolLit,
-    Call,
-    Member,
-    Index,
-    VariantRef,
-    BinaryOp,
-    Negate,
-    BranchOp,
-    CaseBranch,
-    BracketList,
-    Parenthesized,
-    SemanticIfExpr,
-    MatchExpr,
-    SpecialExpr,
-]
+Expr = (
+    Name
+    | StringLit
+    | TemplateLit
+    | NumberLit
+    | BoolLit
+    | Call
+    | Member
+    | Index
+    | VariantRef
+    | BinaryOp
+    | Negate
+    | BranchOp
+    | CaseBranch
+    | BracketList
+    | Parenthesized
+    | SemanticIfExpr
+    | MatchExpr
+    | SpecialExpr
+)
 
 
 # ------------------------------------------------------------------ statements
@@ -476,24 +475,24 @@ class StraySemicolon(Node):
     pass
 
 
-Stmt = Union[
-    Assign,
-    ExprStmt,
-    Print,
-    If,
-    ForEach,
-    ForPattern,
-    While,
-    Loop,
-    Jump,
-    SemanticIf,
-    Let,
-    Try,
-    PythonBlock,
-    KeywordStmt,
-    BlockStmt,
-    StraySemicolon,
-]
+Stmt = (
+    Assign
+    | ExprStmt
+    | Print
+    | If
+    | ForEach
+    | ForPattern
+    | While
+    | Loop
+    | Jump
+    | SemanticIf
+    | Let
+    | Try
+    | PythonBlock
+    | KeywordStmt
+    | BlockStmt
+    | StraySemicolon
+)
 
 
 # ------------------------------------------------------------------ values of properties
@@ -805,31 +804,37 @@ class TopLevelStatement(Decl):
     statement: Stmt | None = None
 
 
-TopItem = Union[
-    VersionDecl,
-    Include,
-    UseConfig,
-    ToolDecl,
-    ToolFunction,
-    AgentDecl,
-    FlowDecl,
-    TestDecl,
-    ProtocolDecl,
-    TypeDecl,
-    AdtDecl,
-    JobDecl,
-    ServerDecl,
-    ResourceDecl,
-    TopLevelStatement,
-]
+TopItem = (
+    VersionDecl
+    | Include
+    | UseConfig
+    | ToolDecl
+    | ToolFunction
+    | AgentDecl
+    | FlowDecl
+    | TestDecl
+    | ProtocolDecl
+    | TypeDecl
+    | AdtDecl
+    | JobDecl
+    | ServerDecl
+    | ResourceDecl
+    | TopLevelStatement
+)
 
 
 # ------------------------------------------------------------------ generic traversal
 
 
-@cache
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _child_fields(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("span", "name_span"))
+    names = _CHILD_FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("span", "name_span"))
+        _CHILD_FIELDS[cls] = names
+    return names
 
 
 def iter_children(node: Any) -> Iterator[Any]:

@@ -14,7 +14,11 @@ BAD = 'agent Writer {\n    prompt: "写 😀", model: ,\n}\n'
 def run_check(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "nexa_lsp", "check", *map(str, args)],
-        capture_output=True, text=True, encoding="utf-8", cwd=cwd, timeout=120,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=cwd,
+        timeout=120,
     )
 
 
@@ -32,7 +36,7 @@ def test_error_line_format_is_one_based_code_points(tmp_path: Path) -> None:
     assert result.returncode == 1
     first = result.stdout.splitlines()[0]
     # `model: ,` on line 2: the comma is the 27th code point of `    prompt: "写 😀", model: ,`
-    assert first.startswith(f"{path}:2:27: error NX001 unexpected \",\"")
+    assert first.startswith(f'{path}:2:27: error NX001 unexpected ","')
 
 
 def test_json_output_has_zero_based_utf16_ranges(tmp_path: Path) -> None:
@@ -76,8 +80,12 @@ def test_not_utf8_empty_and_huge_files_get_diagnostics_not_tracebacks(tmp_path: 
 def test_missing_path_and_usage_errors_exit_two(tmp_path: Path) -> None:
     assert run_check(tmp_path / "nope.nx").returncode == 2
     assert subprocess.run([sys.executable, "-m", "nexa_lsp", "check"], capture_output=True).returncode == 2
-    assert subprocess.run([sys.executable, "-m", "nexa_lsp", "check", str(tmp_path), "--format", "xml"],
-                          capture_output=True).returncode == 2
+    assert (
+        subprocess.run(
+            [sys.executable, "-m", "nexa_lsp", "check", str(tmp_path), "--format", "xml"], capture_output=True
+        ).returncode
+        == 2
+    )
 
 
 def test_select_and_ignore_filter_codes(tmp_path: Path) -> None:
@@ -93,7 +101,7 @@ def test_select_and_ignore_filter_codes(tmp_path: Path) -> None:
 
 def test_fix_and_diff(tmp_path: Path) -> None:
     path = tmp_path / "d.nx"
-    original = 'flow main() { loop { break } until (done) }\n'
+    original = "flow main() { loop { break } until (done) }\n"
     path.write_text(original, encoding="utf-8")
     diff = run_check(path, "--diff", "--select", "NX0")
     assert "-flow main() { loop { break } until (done) }" in diff.stdout

@@ -13,7 +13,9 @@ def _names(text: str) -> list[str]:
 
 
 def test_unclosed_agent_names_the_agent_and_where_it_opened() -> None:
-    text = 'tool T { python: "m.f" }\n\n\nagent Writer {\n    role: "writer"\n\nflow main {\n    x = Writer.run("a")\n}\n'
+    text = (
+        'tool T { python: "m.f" }\n\n\nagent Writer {\n    role: "writer"\n\nflow main {\n    x = Writer.run("a")\n}\n'
+    )
     source = parse_source(text)
     errors = [d for d in source.diagnostics if d.severity is Severity.ERROR]
     assert len(errors) == 1
@@ -31,7 +33,7 @@ def test_several_errors_each_reported_at_its_token() -> None:
         "}\n"
         "flow main {\n"
         "    x = => 1\n"  # error 2
-        "    y = A.run(\"ok\")\n"
+        '    y = A.run("ok")\n'
         "}\n"
         "flow second {\n"
         "    if x > 1 { }\n"  # error 3: parentheses required
@@ -42,7 +44,7 @@ def test_several_errors_each_reported_at_its_token() -> None:
     assert len(errors) == 3, errors
     assert errors[0].startswith('3:12 NX001 unexpected ","')
     assert errors[1].startswith('6:9 NX001 unexpected "=>"')
-    assert errors[2].startswith("10:8 NX001 unexpected a name \"x\": expected \"(\"")
+    assert errors[2].startswith('10:8 NX001 unexpected a name "x": expected "("')
     assert _names(text) == ["A", "main", "second"]
     flow = source.items[1]
     assert isinstance(flow, t.FlowDecl) and flow.body is not None

@@ -16,7 +16,7 @@ CASES = [
     ("NX024", "flow main { x = (a + b) * 2 }\n", None),
     ("NX025", 'flow main { print "hello"; }\n', 'flow main { print ("hello"); }\n'),
     ("NX026", "flow main { r = await worker; }\n", None),
-    ("NX027", "tool T { description: 1, parameters: {\"q\": \"string\"} }\n", None),
+    ("NX027", 'tool T { description: 1, parameters: {"q": "string"} }\n', None),
     ("NX028", 'agent A { role: "r"; prompt: "p" }\n', 'agent A { role: "r", prompt: "p" }\n'),
     ("NX030", 'agent A { prompt: "p" }\ninclude "x.nx";\n', None),
     ("NX031", "flow f { }\nstart(f)\n", None),
@@ -38,7 +38,10 @@ def test_form_is_reported_with_its_code(code: str, text: str, fixed: str | None)
 
 def test_legacy_print_and_await_are_warnings_not_errors() -> None:
     source = parse_source('flow main { print "hi"; print result; r = await w; }\n')
-    assert {d.code: d.severity for d in source.diagnostics} == {"NX025": Severity.WARNING, "NX026": Severity.WARNING}
+    assert {d.code: d.severity for d in source.diagnostics} == {
+        "NX025": Severity.WARNING,
+        "NX026": Severity.WARNING,
+    }
     assert all(not f.safe for d in source.diagnostics if d.code == "NX025" for f in d.fixes)
 
 

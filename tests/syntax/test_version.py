@@ -55,8 +55,10 @@ def test_unsupported_version_is_an_error_listing_supported_versions(version: str
     assert "NX001" in codes(source)
 
 
-@pytest.mark.parametrize(("text", "shown"), [("nexa three;", "three"), ("nexa 3;", "3"), ("nexa;", "nothing"),
-                                              ("nexa 3.0.1;", "3.0.1")])
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [("nexa three;", "three"), ("nexa 3;", "3"), ("nexa;", "nothing"), ("nexa 3.0.1;", "3.0.1")],
+)
 def test_malformed_declaration_is_an_error_with_its_range(text: str, shown: str) -> None:
     full = text + "\n" + AGENT
     source = parse_source(full)
