@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from nexa_lsp.runtime.artifacts import artifact_reference, references_artifacts, write_artifact
-from nexa_lsp.runtime.continuation import closed_history, continuation_blockers, resume_blockers
+from nexa_lsp.runtime.continuation import blockers_for_fingerprint, closed_history, resume_blockers
 from nexa_lsp.runtime.errors import (
     RUN_BUDGET_EXHAUSTED,
     RUN_CANCELLED,
@@ -156,9 +156,7 @@ class NexaAgent:
         model = config.model
         if model is None and name != DEFAULT_PROVIDER:
             model = settings.default_model()
-        artifacts = (
-            Path(config.artifact_directory) if config.artifact_directory else working / ".nexa" / "artifacts"
-        )
+        artifacts = Path(config.artifact_directory) if config.artifact_directory else working / ".nexa" / "artifacts"
         if not artifacts.is_absolute():
             artifacts = working / artifacts
         return replace(
@@ -206,11 +204,7 @@ class NexaAgent:
     def _provider_for(self, config: RunConfig, provider: str | Provider | None) -> Provider:
         if provider is not None and not isinstance(provider, str):
             return provider
-        if (
-            self.provider is not None
-            and not isinstance(self.provider, str)
-            and self.provider.name == config.provider
-        ):
+        if self.provider is not None and not isinstance(self.provider, str) and self.provider.name == config.provider:
             return self.provider
         working = Path(config.working_directory or os.getcwd())
         return provider_from_settings(
@@ -280,10 +274,10 @@ class NexaAgent:
         approvals reset, same session. ``previous`` is not changed. Raises the first
         ``ContinuationError`` from ``continuation_blockers`` when the turn is refused."""
         text = _join_input(args)
-        blockers = continuation_blockers(previous, self, text, config, provider)
+        resolved = self.continuation_config(previous, config, provider)
+        blockers = blockers_for_fingerprint(previous, text, self.fingerprint(resolved))
         if blockers:
             raise blockers[0]
-        resolved = self.continuation_config(previous, config, provider)
         history = closed_history(previous)
         run_id = new_run_id()
         started = time.time()
@@ -359,20 +353,19 @@ class _RunDriver:
                 RunError(RUN_INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"),
                 end=False,
             )
-        self.emit(
-            RunEnded(state.run_id, state.status.value, None if state.error is None else state.error.message)
-        )
+        self.emit(RunEnded(state.run_id, state.status.value, None if state.error is None else state.error.message))
         return state
 
-    def _settle(
-        self, state: RunState, status: RunStatus, error: RunError | None, end: bool = True
-    ) -> RunState:
+    def _settle(self, state: RunState, status: RunStatus, error: RunError | None, end: bool = True) -> RunState:
         state = self.save(state.evolve(status=status, error=error))
         if end:
             raise _Stop(state)
         return state
 
-    def _check_interrupts(self, state: RunState) -> None:
+    def _check_interrupts(self, state: RunState, partial_output: list[str] | None = None) -> None:
+        stopping = is_cancelled(self.cancel) or (state.deadline is not None and time.time() >= state.deadline)
+        if stopping and partial_output:
+            state = state.evolve(output="".join(partial_output))
         if is_cancelled(self.cancel):
             reason = getattr(self.cancel, "reason", None) or "cancelled by the user"
             self._settle(state, RunStatus.CANCELLED, RunError(RUN_CANCELLED, reason))
@@ -380,9 +373,7 @@ class _RunDriver:
             self._settle(
                 state,
                 RunStatus.TIMED_OUT,
-                RunError(
-                    RUN_TIMED_OUT, f"the run's deadline ({state.config.timeout:g}s from its start) passed"
-                ),
+                RunError(RUN_TIMED_OUT, f"the run's deadline ({state.config.timeout:g}s from its start) passed"),
             )
 
     def _loop(self, state: RunState) -> RunState:
@@ -453,8 +444,7 @@ class _RunDriver:
         streamed: list[str] = []
         try:
             while True:
-                partial = state.evolve(output="".join(streamed)) if streamed else state
-                self._check_interrupts(partial)
+                self._check_interrupts(state, streamed)
                 try:
                     kind, value = messages.get(timeout=PROVIDER_POLL_SECONDS)
                 except queue.Empty:
@@ -468,7 +458,9 @@ class _RunDriver:
                     return value, "".join(streamed)
                 elif isinstance(value, ProviderCancelled):
                     self._settle(
-                        partial, RunStatus.CANCELLED, RunError(RUN_CANCELLED, "cancelled by the user")
+                        state.evolve(output="".join(streamed)),
+                        RunStatus.CANCELLED,
+                        RunError(RUN_CANCELLED, "cancelled by the user"),
                     )
                 else:
                     raise value
@@ -503,9 +495,7 @@ class _RunDriver:
         tool = self.agent.tool_named(call.name)
         if tool is None:
             known = ", ".join(t.name for t in self.agent.tools) or "none"
-            return self.save(
-                self._answer(state, call, f"Error: no tool named {call.name!r} (tools: {known}).", True)
-            )
+            return self.save(self._answer(state, call, f"Error: no tool named {call.name!r} (tools: {known}).", True))
         try:
             arguments = json.loads(call.arguments or "{}")
         except ValueError:

@@ -32,10 +32,7 @@ def write_artifact(artifact_directory: str, run_id: str, call_id: str, text: str
 def artifact_reference(relative: str, text: str) -> str:
     """What history (and so the model) sees instead of a large result."""
     size = len(text.encode("utf-8"))
-    return (
-        f"{text[:PREVIEW_CHARS]}\n[... result truncated: {size} bytes in total; "
-        f"full text in artifact {relative}]"
-    )
+    return f"{text[:PREVIEW_CHARS]}\n[... result truncated: {size} bytes in total; full text in artifact {relative}]"
 
 
 def read_artifact(state: RunState, reference: Message | str) -> str:

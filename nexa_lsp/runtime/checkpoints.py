@@ -137,9 +137,7 @@ class SQLiteCheckpointStore:
             if version == SCHEMA_VERSION:
                 return
             with self._transaction():
-                version = connection.execute("PRAGMA user_version").fetchone()[
-                    0
-                ]  # another process may have won
+                version = connection.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
                 if version > SCHEMA_VERSION:
                     raise StoreSchemaTooNewError(f"{self.path} was upgraded by a newer nexa-lsp meanwhile")
                 for target in range(version + 1, SCHEMA_VERSION + 1):
@@ -225,9 +223,7 @@ class SQLiteCheckpointStore:
         limit: int | None = None,
     ) -> list[RunSummary]:
         """Summaries (with valid actions) of the matching runs, oldest first."""
-        states = self.list_states(
-            agent=agent, session_id=session_id, status=status, source=source, limit=limit
-        )
+        states = self.list_states(agent=agent, session_id=session_id, status=status, source=source, limit=limit)
         return [RunSummary.of(state) for state in states]
 
     def session(self, session_id: str) -> list[RunState]:

@@ -57,9 +57,7 @@ def fingerprint_drift(previous: AgentFingerprint, current: AgentFingerprint) -> 
         drift.append(Drift("prompt", previous.prompt, current.prompt))
     if previous.tools != current.tools:
         drift.append(
-            Drift(
-                "tools", ", ".join(previous.tool_names) or "(none)", ", ".join(current.tool_names) or "(none)"
-            )
+            Drift("tools", ", ".join(previous.tool_names) or "(none)", ", ".join(current.tool_names) or "(none)")
         )
     if previous.definition != current.definition and not drift:
         drift.append(Drift("agent", previous.definition, current.definition))
@@ -141,13 +139,17 @@ def continuation_blockers(
     provider: str | Provider | None = None,
 ) -> list[ContinuationError]:
     """Every reason ``agent.continue_run(previous, input, config=config)`` would be refused, in order."""
+    resolved = agent.continuation_config(previous, config, provider)
+    return blockers_for_fingerprint(previous, input, agent.fingerprint(resolved))
+
+
+def blockers_for_fingerprint(previous: RunState, input: str, current: AgentFingerprint) -> list[ContinuationError]:
+    """``continuation_blockers`` for an already computed fingerprint of the next turn."""
     blockers: list[ContinuationError] = []
     if previous.unknown_outcomes:
         blockers.append(_unknown_outcome_error(previous, "continue"))
     if not previous.settled:
-        what = (
-            "is waiting for approval" if previous.status is RunStatus.WAITING_APPROVAL else "is still running"
-        )
+        what = "is waiting for approval" if previous.status is RunStatus.WAITING_APPROVAL else "is still running"
         blockers.append(
             RunNotSettledError(
                 f"run {previous.run_id} {what}; resume it (execute(state=...)) or cancel it before continuing"
@@ -155,7 +157,7 @@ def continuation_blockers(
         )
     if not input.strip():
         blockers.append(EmptyInputError("the continuation input is empty; pass the next task or question"))
-    blockers.extend(_drift_errors(previous, definition_drift(previous, agent, config, provider)))
+    blockers.extend(_drift_errors(previous, fingerprint_drift(previous.fingerprint, current)))
     return blockers
 
 
@@ -176,9 +178,7 @@ def resume_blockers(
     if state.pending_approvals:
         calls = ", ".join(f"{a.call_id} ({a.tool})" for a in state.pending_approvals)
         blockers.append(
-            ApprovalPendingError(
-                f"run {state.run_id} waits for approval of {calls}; approve or deny each first"
-            )
+            ApprovalPendingError(f"run {state.run_id} waits for approval of {calls}; approve or deny each first")
         )
     current = agent.fingerprint(agent.resume_config(state, provider))
     blockers.extend(_drift_errors(state, fingerprint_drift(state.fingerprint, current)))
@@ -207,10 +207,7 @@ def valid_actions(state: RunState) -> list[str]:
 
 
 def cancellation_result(state: RunState, tool: str) -> str:
-    return (
-        f"Tool call to {tool} was not executed: "
-        f"run {state.run_id} ended ({state.status.value}) before it started."
-    )
+    return f"Tool call to {tool} was not executed: run {state.run_id} ended ({state.status.value}) before it started."
 
 
 def closed_history(state: RunState) -> tuple[Message, ...]:

@@ -78,8 +78,7 @@ def cancel_run(state: RunState, reason: str = "cancelled by the user", by: str =
     """
     if state.settled:
         raise RunNotCancellableError(
-            f"run {state.run_id} is already {state.status.value}; "
-            "only running or approval-waiting runs cancel"
+            f"run {state.run_id} is already {state.status.value}; only running or approval-waiting runs cancel"
         )
     for approval in state.pending_approvals:
         state = state.with_approval(

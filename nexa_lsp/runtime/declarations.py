@@ -88,9 +88,7 @@ def _python_function(dotted: str, folder: Path | None, tool_name: str) -> Callab
                 module = importlib.import_module(module_name)
                 resolved.append(getattr(module, function_name))
             except (ImportError, AttributeError) as exc:
-                raise ToolDefinitionError(
-                    f"tool {tool_name}: cannot load python: {dotted!r} ({exc})"
-                ) from exc
+                raise ToolDefinitionError(f"tool {tool_name}: cannot load python: {dotted!r} ({exc})") from exc
         return resolved[0](**arguments)
 
     return call
@@ -134,18 +132,12 @@ def _tool_from_function(
     else:
         function = _missing_implementation(decl.name, source)
     parameters = _object_schema([(p.name, p.type_text, p.default is None) for p in decl.params])
-    return Tool(
-        decl.name, decl.description or decl.name, parameters, function, approvals and decl.requires_approval
-    )
+    return Tool(decl.name, decl.description or decl.name, parameters, function, approvals and decl.requires_approval)
 
 
 def _number(args: list[t.Property], key: str) -> float | None:
     for prop in args:
-        if (
-            prop.key == key
-            and isinstance(prop.value.value, int | float)
-            and not isinstance(prop.value.value, bool)
-        ):
+        if prop.key == key and isinstance(prop.value.value, int | float) and not isinstance(prop.value.value, bool):
             return float(prop.value.value)
     return None
 
@@ -206,9 +198,7 @@ def agent_from_declaration(
     names = [u.text for u in decl.uses if u.kind == "name"] if decl.uses else list(functions)
     for use in decl.uses:
         if use.kind != "name":
-            warn(
-                f"agent {decl.name}: `uses {use.text}` ({use.kind}) is not available in this runtime; skipped"
-            )
+            warn(f"agent {decl.name}: `uses {use.text}` ({use.kind}) is not available in this runtime; skipped")
     for name in names:
         if name in blocks:
             tools.append(_tool_from_block(blocks[name], approvals, folder, source_name, given(name)))
@@ -221,10 +211,7 @@ def agent_from_declaration(
         else:
             warn(f"agent {decl.name}: `uses {name}` names no tool declared in {source_name}; skipped")
     if decl.implements:
-        warn(
-            f"agent {decl.name}: `implements {decl.implements}` output validation "
-            "is not applied by this runtime"
-        )
+        warn(f"agent {decl.name}: `implements {decl.implements}` output validation is not applied by this runtime")
     return NexaAgent(
         decl.name,
         prompt=decl.prompt or "",
@@ -267,6 +254,4 @@ def load_agent(
             f"agent {name} in {path} has syntax errors (line {line}: {first.code} {first.message}); "
             f"run `nexa-lsp check {path}`"
         )
-    return agent_from_declaration(
-        decl, source, path=path, implementations=implementations, on_warning=on_warning
-    )
+    return agent_from_declaration(decl, source, path=path, implementations=implementations, on_warning=on_warning)

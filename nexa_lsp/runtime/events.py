@@ -69,13 +69,7 @@ class RunEnded:
 
 
 RunEvent: TypeAlias = (
-    RunStarted
-    | TextDelta
-    | ToolCallRequested
-    | ApprovalNeeded
-    | ToolCallStarted
-    | ToolCallFinished
-    | RunEnded
+    RunStarted | TextDelta | ToolCallRequested | ApprovalNeeded | ToolCallStarted | ToolCallFinished | RunEnded
 )
 EventHandler: TypeAlias = Callable[[RunEvent], None]
 TextHandler: TypeAlias = Callable[[str], None]

@@ -82,9 +82,7 @@ class RunConfig:
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - names)
         if unknown:
-            raise ValueError(
-                f"unknown run config field(s): {', '.join(unknown)}; known: {', '.join(sorted(names))}"
-            )
+            raise ValueError(f"unknown run config field(s): {', '.join(unknown)}; known: {', '.join(sorted(names))}")
         return cls(**dict(data))
 
 
@@ -136,9 +134,7 @@ class Usage:
         return self.input_tokens + self.output_tokens
 
     def plus(self, input_tokens: int = 0, output_tokens: int = 0, tool_calls: int = 0) -> Usage:
-        return Usage(
-            self.input_tokens + input_tokens, self.output_tokens + output_tokens, self.tool_calls + tool_calls
-        )
+        return Usage(self.input_tokens + input_tokens, self.output_tokens + output_tokens, self.tool_calls + tool_calls)
 
 
 ApprovalStatus = Literal["pending", "approved", "denied"]
@@ -376,6 +372,4 @@ def unanswered_tool_calls(history: tuple[Message, ...]) -> tuple[ToolCall, ...]:
 def open_tool_calls(history: tuple[Message, ...]) -> tuple[ToolCall, ...]:
     """Every tool call anywhere in history that has no tool result message."""
     answered = {m.tool_call_id for m in history if m.role == "tool"}
-    return tuple(
-        c for m in history if m.role == "assistant" for c in m.tool_calls if c.call_id not in answered
-    )
+    return tuple(c for m in history if m.role == "assistant" for c in m.tool_calls if c.call_id not in answered)

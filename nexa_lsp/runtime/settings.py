@@ -120,9 +120,7 @@ def parse_nxs(text: str, path: Path | str = "<memory>") -> SettingsFile:
             continue
         assignment = _ASSIGNMENT.match(line)
         if not assignment:
-            raise SettingsError(
-                f"{path}: line `{line.strip()}` is neither `KEY = value` nor `config NAME {{`"
-            )
+            raise SettingsError(f"{path}: line `{line.strip()}` is neither `KEY = value` nor `config NAME {{`")
         flat[assignment.group(1)] = parse_value(assignment.group(2))
     return SettingsFile(path, flat, blocks)
 

@@ -97,21 +97,15 @@ class AnthropicProvider:
             body["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
         return body
 
-    def complete(
-        self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken
-    ) -> ProviderReply:
+    def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
         body = self.request_body(request)
         with self.transport.post("v1/messages", body, cancel) as response:
             if response.event_stream:
                 return self._read_stream(response.lines, on_text)
-            data = require_dict(
-                parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer"
-            )
+            data = require_dict(parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer")
             content = data.get("content")
             if not isinstance(content, list):
-                raise ProviderResponseError(
-                    f"{self.name} answer has no content list: {json.dumps(data)[:200]}"
-                )
+                raise ProviderResponseError(f"{self.name} answer has no content list: {json.dumps(data)[:200]}")
             usage = data.get("usage") or {}
             reply = self._reply_from(
                 [require_dict(b, self.name, "a content block") for b in content],
@@ -154,9 +148,7 @@ class AnthropicProvider:
                 stopped = True
                 break
             elif kind == "error":
-                raise ProviderResponseError(
-                    f"{self.name} reported an error mid-stream: {payload.get('error')}"
-                )
+                raise ProviderResponseError(f"{self.name} reported an error mid-stream: {payload.get('error')}")
         if not stopped:
             raise ProviderResponseError(f"{self.name} stream ended without message_stop")
         return self._reply_from([blocks[i] for i in sorted(blocks)], input_tokens, output_tokens)
@@ -181,9 +173,7 @@ class AnthropicProvider:
         elif kind == "signature_delta":
             block["signature"] = block.get("signature", "") + delta.get("signature", "")
 
-    def _reply_from(
-        self, blocks: list[dict[str, Any]], input_tokens: int, output_tokens: int
-    ) -> ProviderReply:
+    def _reply_from(self, blocks: list[dict[str, Any]], input_tokens: int, output_tokens: int) -> ProviderReply:
         texts: list[str] = []
         calls: list[ToolCall] = []
         for block in blocks:
@@ -193,9 +183,7 @@ class AnthropicProvider:
                 if "id" not in block or "name" not in block:
                     raise ProviderResponseError(f"{self.name} tool_use block lacks id or name")
                 calls.append(
-                    ToolCall(
-                        block["id"], block["name"], json.dumps(block.get("input") or {}, ensure_ascii=False)
-                    )
+                    ToolCall(block["id"], block["name"], json.dumps(block.get("input") or {}, ensure_ascii=False))
                 )
         return ProviderReply(
             text="".join(texts),

@@ -54,9 +54,7 @@ class Provider(Protocol):
 
     name: str
 
-    def complete(
-        self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken
-    ) -> ProviderReply:
+    def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
         """Answer one turn, calling ``on_text`` with each text delta as it arrives."""
         ...
 

@@ -193,9 +193,7 @@ class HttpTransport:
                 f"{self.provider_name} stopped sending for {self.options.request_timeout:g}s mid-answer"
             ) from exc
         except httpx.TransportError as exc:
-            raise ProviderUnavailableError(
-                f"{self.provider_name} connection broke mid-answer: {exc}"
-            ) from exc
+            raise ProviderUnavailableError(f"{self.provider_name} connection broke mid-answer: {exc}") from exc
         if buffer:
             yield buffer.decode("utf-8", "replace")
 

@@ -35,9 +35,7 @@ def chat_messages(system: str, history: tuple[Message, ...]) -> list[dict[str, A
                 ]
             messages.append(entry)
         else:
-            messages.append(
-                {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
-            )
+            messages.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content})
     return messages
 
 
@@ -85,16 +83,12 @@ class OpenAIChatProvider:
             body["max_tokens"] = request.max_output_tokens
         return body
 
-    def complete(
-        self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken
-    ) -> ProviderReply:
+    def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
         body = self.request_body(request)
         with self.transport.post("chat/completions", body, cancel) as response:
             if response.event_stream:
                 return self._read_stream(response.lines, on_text)
-            data = require_dict(
-                parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer"
-            )
+            data = require_dict(parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer")
             return self._read_whole(data, on_text)
 
     def _read_whole(self, data: dict[str, Any], on_text: Callable[[str], None]) -> ProviderReply:
@@ -110,9 +104,7 @@ class OpenAIChatProvider:
             for c in message.get("tool_calls") or ()
         )
         usage = data.get("usage") or {}
-        return ProviderReply(
-            text, calls, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-        )
+        return ProviderReply(text, calls, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
 
     def _read_stream(self, lines: Iterator[str], on_text: Callable[[str], None]) -> ProviderReply:
         text: list[str] = []

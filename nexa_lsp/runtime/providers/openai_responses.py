@@ -92,16 +92,12 @@ class OpenAIResponsesProvider:
             body["max_output_tokens"] = request.max_output_tokens
         return body
 
-    def complete(
-        self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken
-    ) -> ProviderReply:
+    def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
         body = self.request_body(request)
         with self.transport.post("responses", body, cancel) as response:
             if response.event_stream:
                 return self._read_stream(response.lines, on_text)
-            data = require_dict(
-                parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer"
-            )
+            data = require_dict(parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer")
             return self._reply_from(data, on_text, streamed=False)
 
     def _read_stream(self, lines: Iterator[str], on_text: Callable[[str], None]) -> ProviderReply:
@@ -120,9 +116,7 @@ class OpenAIResponsesProvider:
                 raise ProviderResponseError(f"{self.name} reported a failed response: {problem}")
         raise ProviderResponseError(f"{self.name} stream ended without response.completed")
 
-    def _reply_from(
-        self, data: dict[str, Any], on_text: Callable[[str], None], streamed: bool
-    ) -> ProviderReply:
+    def _reply_from(self, data: dict[str, Any], on_text: Callable[[str], None], streamed: bool) -> ProviderReply:
         response_id = data.get("id")
         output = data.get("output")
         if not isinstance(response_id, str) or not isinstance(output, list):
@@ -133,9 +127,7 @@ class OpenAIResponsesProvider:
             item = require_dict(item, self.name, "an output item")
             if item.get("type") == "message":
                 texts.extend(
-                    part.get("text", "")
-                    for part in item.get("content") or ()
-                    if part.get("type") == "output_text"
+                    part.get("text", "") for part in item.get("content") or () if part.get("type") == "output_text"
                 )
             elif item.get("type") == "function_call":
                 try:
