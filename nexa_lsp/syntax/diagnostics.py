@@ -99,13 +99,11 @@ CODES: dict[str, CodeInfo] = {
     "NX026": _c("await used as a value", W, "syntax"),
     "NX027": _c("value kind not accepted here", E, "syntax"),
     "NX028": _c("semicolon inside a declaration body", E, "syntax"),
-    "NX029": _c("single-quoted string or # comment", E, "syntax"),
     "NX030": _c("include / use config out of order", E, "syntax"),
     "NX031": _c("statement not allowed at top level", E, "syntax"),
     "NX032": _c("malformed tool body", E, "syntax"),
     "NX033": _c("malformed declaration part", E, "syntax"),
     "NX034": _c("unknown agent decorator", E, "syntax"),
-    "NX036": _c("non-ASCII identifier", E, "syntax"),
     # files
     "NX090": _c("file is not UTF-8", E, "file"),
     "NX091": _c("file is empty", INFO, "file"),
