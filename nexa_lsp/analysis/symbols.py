@@ -1,0 +1,826 @@
+"""Symbols, references and name resolution across a file and its includes.
+
+What a name means is decided in two steps:
+
+* per chunk (see :mod:`nexa_lsp.syntax.chunks`): every name a top-level item
+  mentions, with the *role* its position gives it (the receiver of ``A.run`` must
+  be an agent, a ``uses`` entry a tool or agent, ``implements P`` a protocol ...),
+  and the local variables of flows. This depends only on the chunk's text, so it
+  is cached per parsed chunk and reused while an edit leaves the chunk alone;
+* per file: the chunk facts are put together and resolved against the file's
+  own declarations and those of the files it includes (one level, as in 2.x).
+
+Spans stay anchored to their chunk, so cached facts remain correct when an edit
+earlier in the document moves the chunk.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import sys
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from nexa_lsp.analysis.workspace import IncludeResolver
+from nexa_lsp.syntax import tree as t
+from nexa_lsp.syntax.source import ParsedChunk, SourceFile
+from nexa_lsp.syntax.tree import Anchor, Span
+
+# ---------------------------------------------------------------------- kinds
+
+
+class DeclKind(enum.Enum):
+    """What a named top-level declaration declares."""
+
+    AGENT = "agent"
+    TOOL = "tool"
+    FLOW = "flow"
+    PROTOCOL = "protocol"
+    TYPE = "type"
+    STRUCT = "struct"
+    ENUM = "enum"
+    TRAIT = "trait"
+    JOB = "job"
+    RESOURCE = "resource"
+
+
+def declared_kind(item: object) -> DeclKind | None:
+    """The kind of name ``item`` declares, or None when it declares no name."""
+    if isinstance(item, t.AgentDecl):
+        return DeclKind.AGENT
+    if isinstance(item, t.ToolDecl | t.ToolFunction):
+        return DeclKind.TOOL
+    if isinstance(item, t.FlowDecl):
+        return DeclKind.FLOW
+    if isinstance(item, t.ProtocolDecl):
+        return DeclKind.PROTOCOL
+    if isinstance(item, t.TypeDecl):
+        return DeclKind.TYPE
+    if isinstance(item, t.AdtDecl):
+        return {"struct": DeclKind.STRUCT, "enum": DeclKind.ENUM, "trait": DeclKind.TRAIT}.get(item.keyword)
+    if isinstance(item, t.JobDecl):
+        return DeclKind.JOB
+    if isinstance(item, t.ResourceDecl):
+        return DeclKind.RESOURCE
+    return None
+
+
+class RefRole(enum.Enum):
+    """What the position of a name requires it to be."""
+
+    RUN_RECEIVER = "run receiver"  # `A.run(...)`, `A.execute(...)`: an agent
+    AGENT = "agent"  # pipeline stage, DAG list, join(...), spawn A(...)
+    USES = "uses"  # agent `uses` entry: a tool or an agent
+    PROTOCOL = "protocol"  # `implements P`
+    HANDLER = "handler"  # server route handler: an agent or a flow
+    TYPE = "type"  # a name inside a type expression
+    CALL = "call"  # `f(...)`: a flow, a tool function or a built-in
+    VALUE = "value"  # any other name
+
+
+#: Type words that never name a declaration.
+BUILTIN_TYPES = frozenset(
+    {"str", "int", "float", "bool", "unit", "list", "dict", "Option", "Result", "string", "number", "integer",
+     "boolean", "any", "object", "array", "true", "false"}
+)
+#: Names with a built-in meaning inside flows (never references to declarations).
+BUILTIN_NAMES = frozenset({"std", "join", "img", "print", "input", "exit", "secret", "len", "str", "int"})
+
+#: Agent methods that start or continue a run, per path.
+RUN_METHODS_24 = ("run",)
+RUN_METHODS_30 = ("execute", "continue", "resume")
+#: Members of a run value (Nexa 3.0).
+RUN_MEMBERS = ("output", "status", "success", "settled", "run_id", "session_id", "parent_run_id", "usage")
+
+
+@dataclass(frozen=True, slots=True)
+class NameRef:
+    """A name that may refer to a top-level declaration."""
+
+    name: str
+    span: Span
+    role: RefRole
+
+
+@dataclass(slots=True, eq=False)
+class LocalVar:
+    """A parameter or variable of one flow (or tool function, test, job ...).
+
+    ``bindings`` are where it gets a value (parameters, assignments, loop
+    variables, patterns); ``uses`` where it is read. ``run_agent`` and
+    ``run_entry`` record ``r = Agent.execute(...)`` so members of the run can be
+    offered.
+    """
+
+    name: str
+    owner: t.Node
+    kind: str  # "parameter" | "variable"
+    bindings: list[Span] = field(default_factory=list)
+    uses: list[Span] = field(default_factory=list)
+    type_text: str | None = None
+    run_agent: str | None = None
+    run_entry: str | None = None
+
+    def occurrences(self) -> list[tuple[Span, bool]]:
+        """All occurrences in source order, ``True`` for the ones that bind."""
+        out = [(s, True) for s in self.bindings] + [(s, False) for s in self.uses]
+        out.sort(key=lambda pair: pair[0].start)
+        return out
+
+    @property
+    def definition(self) -> Span | None:
+        if self.bindings:
+            return min(self.bindings, key=lambda s: s.start)
+        return min(self.uses, key=lambda s: s.start) if self.uses else None
+
+
+@dataclass(slots=True)
+class ChunkFacts:
+    refs: list[NameRef]
+    locals: list[LocalVar]
+
+
+# ---------------------------------------------------------------------- per-chunk cache
+
+T = TypeVar("T")
+
+
+class ChunkCache(Generic[T]):
+    """Results computed from one parsed chunk, kept while the chunk is in use.
+
+    Parsed chunks are reused by identity between versions of a document, so a
+    cached result is valid exactly as long as the chunk object is. Entries whose
+    chunk nothing else references any more are dropped when the cache grows.
+    """
+
+    def __init__(self, compute: Callable[[ParsedChunk], T], min_size: int = 4096) -> None:
+        self._compute = compute
+        self._entries: dict[int, tuple[ParsedChunk, T]] = {}
+        self._min_size = min_size
+        self._prune_at = min_size
+
+    def get(self, chunk: ParsedChunk) -> T:
+        entry = self._entries.get(id(chunk))
+        if entry is not None and entry[0] is chunk:
+            return entry[1]
+        value = self._compute(chunk)
+        self._entries[id(chunk)] = (chunk, value)
+        if len(self._entries) > self._prune_at:
+            self.prune()
+        return value
+
+    def prune(self) -> None:
+        """Forget chunks that only this cache still holds."""
+        dead = [key for key, (chunk, _value) in self._entries.items() if sys.getrefcount(chunk) <= 3]
+        for key in dead:
+            del self._entries[key]
+        self._prune_at = max(self._min_size, 2 * len(self._entries))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+# ---------------------------------------------------------------------- collecting names of one chunk
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ARROW_TYPE = re.compile(r"\s*->\s*([A-Za-z_]\w*)(?:\s*<\s*([A-Za-z_]\w*)\s*>)?")
+
+
+class _Scope:
+    """Local names of one flow-like body (Python function scoping, as in 2.x)."""
+
+    def __init__(self, owner: t.Node) -> None:
+        self.owner = owner
+        self.vars: dict[str, LocalVar] = {}
+
+    def bind(self, name: str, span: Span | None, kind: str = "variable") -> LocalVar:
+        var = self.vars.get(name)
+        if var is None:
+            var = self.vars[name] = LocalVar(name, self.owner, kind)
+        if span is not None:
+            var.bindings.append(span)
+        return var
+
+
+class _Collector:
+    def __init__(self, chunk_text: str, anchor: Anchor) -> None:
+        self.text = chunk_text
+        self.anchor = anchor
+        self.refs: list[NameRef] = []
+        self.locals: list[LocalVar] = []
+        self.scope: _Scope | None = None
+
+    # -- helpers
+
+    def ref(self, name: str, span: Span, role: RefRole) -> None:
+        if not name:
+            return
+        if self.scope is not None and role is not RefRole.TYPE:
+            var = self.scope.vars.get(name)
+            if var is not None:
+                var.uses.append(span)
+                return
+        if role in (RefRole.VALUE, RefRole.CALL) and name in BUILTIN_NAMES:
+            return
+        self.refs.append(NameRef(name, span, role))
+
+    def rel_text(self, span: Span) -> str:
+        return self.text[span.rel_start : span.rel_end]
+
+    def type_refs(self, start: int, end: int) -> None:
+        """Names inside the type text ``chunk_text[start:end]`` (relative offsets)."""
+        segment = self.text[start:end]
+        for match in _IDENT.finditer(segment):
+            word = match.group()
+            if word in BUILTIN_TYPES:
+                continue
+            s = start + match.start()
+            self.refs.append(NameRef(word, Span(s, s + len(word), self.anchor), RefRole.TYPE))
+
+    def type_after(self, name_span: Span, end: int) -> None:
+        """Type names after ``name:`` up to relative offset ``end`` (parameters, fields)."""
+        colon = self.text.find(":", name_span.rel_end, end)
+        if colon != -1:
+            stop = self.text.find("=", colon, end)
+            self.type_refs(colon + 1, stop if stop != -1 else end)
+
+    def open_scope(self, owner: t.Node) -> _Scope:
+        scope = _Scope(owner)
+        self.scope = scope
+        return scope
+
+    def close_scope(self) -> None:
+        if self.scope is not None:
+            self.locals.extend(self.scope.vars.values())
+        self.scope = None
+
+    # -- top-level items
+
+    def item(self, item: t.TopItem) -> None:
+        if isinstance(item, t.AgentDecl):
+            self.agent(item)
+        elif isinstance(item, t.FlowDecl):
+            self.flow_like(item, item.params or [], item.body, item.contracts)
+            if item.return_type is not None:
+                arrow_end = item.body.span.rel_start if item.body is not None else item.span.rel_end
+                arrow = self.text.find("->", item.name_span.rel_end, arrow_end)
+                if arrow != -1:
+                    stop = self.text.find("requires", arrow, arrow_end)
+                    stop2 = self.text.find("ensures", arrow, arrow_end)
+                    cut = min(x for x in (stop, stop2, arrow_end) if x != -1)
+                    self.type_refs(arrow + 2, cut)
+        elif isinstance(item, t.ToolFunction):
+            self.flow_like(item, item.params, item.body, [])
+            if item.return_type is not None and item.body is not None:
+                close = self.text.rfind(")", item.name_span.rel_end, item.body.span.rel_start)
+                if close != -1:
+                    self.type_after(Span(close, close + 1, self.anchor), item.body.span.rel_start)
+        elif isinstance(item, t.TestDecl):
+            self.flow_like(item, [], item.body, [])
+        elif isinstance(item, t.ProtocolDecl):
+            for fld in item.fields:
+                if not fld.legacy:
+                    self.type_after(fld.name_span, fld.span.rel_end)
+        elif isinstance(item, t.TypeDecl):
+            eq = self.text.find("=", item.name_span.rel_end, item.span.rel_end)
+            if eq != -1:
+                at = self.text.find("@", eq, item.span.rel_end)
+                self.type_refs(eq + 1, at if at != -1 else item.span.rel_end)
+        elif isinstance(item, t.AdtDecl):
+            self.adt(item)
+        elif isinstance(item, t.JobDecl):
+            for params, block in ((item.perform_params, item.perform), (item.on_failure_params, item.on_failure)):
+                if block is None:
+                    continue
+                scope = self.open_scope(item)
+                for name in params:
+                    scope.bind(name, None, "parameter")
+                self.body(block)
+                self.close_scope()
+        elif isinstance(item, t.ServerDecl):
+            for route in item.routes:
+                for name, span in route.handlers:
+                    self.ref(name, span, RefRole.HANDLER)
+        elif isinstance(item, t.TopLevelStatement) and item.statement is not None:
+            self.open_scope(item)
+            self.bind_block_statements([item.statement])
+            self.stmt(item.statement)
+            self.close_scope()
+
+    def agent(self, item: t.AgentDecl) -> None:
+        match = _ARROW_TYPE.match(self.text, item.name_span.rel_end)
+        if match is not None:
+            for group in (1, 2):
+                if match.group(group) and match.group(group) not in BUILTIN_TYPES:
+                    s, e = match.span(group)
+                    self.refs.append(NameRef(match.group(group), Span(s, e, self.anchor), RefRole.TYPE))
+        for use in item.uses:
+            if use.kind == "name":
+                self.refs.append(NameRef(use.text, use.span, RefRole.USES))
+        if item.implements and item.implements_span is not None:
+            self.refs.append(NameRef(item.implements, item.implements_span, RefRole.PROTOCOL))
+        for contract in item.contracts:
+            for part in contract.condition.parts:
+                self.expr(part)
+        for prop in item.properties:
+            # `tools: [a, b]` and `protocol: P` are read by no runtime, but they name declarations.
+            if prop.key in ("tools", "protocol", "uses"):
+                values = prop.value.items if prop.value.kind is t.ValueKind.LIST else [prop.value]
+                for value in values:
+                    if value.kind is t.ValueKind.NAME and isinstance(value.value, str):
+                        self.refs.append(NameRef(value.value, value.span, RefRole.VALUE))
+
+    def adt(self, item: t.AdtDecl) -> None:
+        if item.keyword == "impl":
+            if item.name:
+                self.refs.append(NameRef(item.name, item.name_span, RefRole.TYPE))
+            if item.target and item.target_span is not None:
+                self.refs.append(NameRef(item.target, item.target_span, RefRole.TYPE))
+        for member in item.members:
+            if item.keyword == "struct":
+                self.type_after(member.name_span, member.span.rel_end)
+            if member.body is not None:
+                scope = self.open_scope(member)
+                for param in member.params:
+                    scope.bind(param.name, param.name_span, "parameter")
+                self.body(member.body)
+                self.close_scope()
+
+    def flow_like(self, owner: t.Node, params: list[t.Param], body: t.Block | None,
+                  contracts: list[t.Contract]) -> None:
+        scope = self.open_scope(owner)
+        for param in params:
+            var = scope.bind(param.name, param.name_span, "parameter")
+            var.type_text = param.type_text
+            self.type_after(param.name_span, param.span.rel_end)
+        for contract in contracts:
+            for part in contract.condition.parts:
+                self.expr(part)
+        if body is not None:
+            self.body(body)
+        self.close_scope()
+
+    def body(self, block: t.Block) -> None:
+        self.bind_block_statements(block.statements)
+        for stmt in block.statements:
+            self.stmt(stmt)
+
+    # -- pass 1: bindings
+
+    def bind_block_statements(self, statements: Iterable[t.Stmt]) -> None:
+        scope = self.scope
+        if scope is None:
+            return
+        for stmt in statements:
+            for node in t.walk(stmt):
+                if isinstance(node, t.Assign):
+                    target = node.target_name
+                    if target is not None:
+                        var = scope.bind(target.id, target.span)
+                        call = node.value
+                        if isinstance(call, t.Call) and call.run_entry is not None:
+                            receiver = call.receiver_name
+                            if receiver is not None:
+                                var.run_agent = receiver.id
+                                var.run_entry = call.run_entry
+                elif isinstance(node, t.ForEach):
+                    scope.bind(node.item, node.item_span)
+                    if node.index is not None:
+                        scope.bind(node.index, node.index_span)
+                elif isinstance(node, t.Pattern):
+                    if node.kind == "name" and node.name and node.name_span is not None:
+                        scope.bind(node.name, node.name_span)
+                    if node.rest and node.rest_span is not None:
+                        scope.bind(node.rest, node.rest_span)
+                elif isinstance(node, t.Try):
+                    scope.bind(node.error_name, node.error_span)
+                elif isinstance(node, t.BlockStmt):
+                    if node.keyword == "fork":
+                        for name, span in node.names[:-1]:
+                            scope.bind(name, span)
+                    elif node.keyword in ("try_agent", "on_error"):
+                        for name, span in node.names[0::2]:
+                            scope.bind(name, span)
+
+    # -- pass 2: uses
+
+    def stmt(self, stmt: t.Stmt | t.Block | None) -> None:
+        if stmt is None:
+            return
+        if isinstance(stmt, t.Block):
+            for inner in stmt.statements:
+                self.stmt(inner)
+        elif isinstance(stmt, t.Assign):
+            if stmt.target_name is None:
+                self.expr(stmt.target)
+            self.expr(stmt.value)
+            if isinstance(stmt.handler, t.Block):
+                self.stmt(stmt.handler)
+            elif stmt.handler is not None:
+                self.expr(stmt.handler)
+        elif isinstance(stmt, t.ExprStmt):
+            self.expr(stmt.expr)
+        elif isinstance(stmt, t.Print):
+            for arg in stmt.args:
+                self.expr(arg.value)
+        elif isinstance(stmt, t.If):
+            self.condition(stmt.condition)
+            self.stmt(stmt.then)
+            self.stmt(stmt.otherwise)
+        elif isinstance(stmt, t.ForEach | t.ForPattern):
+            self.expr(stmt.iterable)
+            self.stmt(stmt.body)
+        elif isinstance(stmt, t.While):
+            self.condition(stmt.condition)
+            self.stmt(stmt.body)
+        elif isinstance(stmt, t.Loop):
+            self.stmt(stmt.body)
+            self.condition(stmt.until)
+        elif isinstance(stmt, t.SemanticIf):
+            self.expr(stmt.target)
+            self.stmt(stmt.then)
+            self.stmt(stmt.otherwise)
+        elif isinstance(stmt, t.Let):
+            self.expr(stmt.value)
+        elif isinstance(stmt, t.Try):
+            self.stmt(stmt.body)
+            self.stmt(stmt.handler)
+        elif isinstance(stmt, t.KeywordStmt):
+            for e in stmt.exprs:
+                self.expr(e)
+            for name, span in stmt.names:
+                if stmt.keyword == "verify":
+                    self.ref(name, span, RefRole.TYPE)
+                else:
+                    self.ref(name, span, RefRole.VALUE)
+        elif isinstance(stmt, t.BlockStmt):
+            self.block_stmt(stmt)
+
+    def block_stmt(self, stmt: t.BlockStmt) -> None:
+        for e in stmt.exprs:
+            self.expr(e)
+        if stmt.keyword in ("before_tool", "after_tool"):
+            for name, span in stmt.names:
+                self.ref(name, span, RefRole.VALUE)
+        elif stmt.keyword in ("try_agent", "on_error"):
+            for name, span in stmt.names[1::2]:
+                self.ref(name, span, RefRole.TYPE)
+        for block in stmt.blocks:
+            self.stmt(block)
+
+    def condition(self, cond: t.Condition) -> None:
+        for part in cond.parts:
+            self.expr(part)
+
+    def expr(self, e: object, role: RefRole = RefRole.VALUE) -> None:
+        if isinstance(e, t.Name):
+            self.ref(e.id, e.span, role)
+        elif isinstance(e, t.StringLit):
+            for interp in e.interpolations:
+                inner = self.rel_text(interp.span)
+                start = interp.span.rel_start + (len(inner) - len(inner.lstrip()))
+                self.ref(interp.root, Span(start, start + len(interp.root), self.anchor), RefRole.VALUE)
+        elif isinstance(e, t.Call):
+            self.call(e)
+        elif isinstance(e, t.Member):
+            if not (isinstance(e.obj, t.Name) and e.obj.id == "std"):
+                self.expr(e.obj)
+        elif isinstance(e, t.VariantRef):
+            self.expr(e.obj, RefRole.TYPE if isinstance(e.obj, t.Name) else RefRole.VALUE)
+        elif isinstance(e, t.BinaryOp):
+            self.binary(e)
+        elif isinstance(e, t.SpecialExpr):
+            if e.name is not None and e.name_span is not None:
+                self.ref(e.name, e.name_span, RefRole.AGENT if e.kind == "spawn_actor" else RefRole.VALUE)
+            for arg in e.args:
+                self.expr(arg.value)
+        elif isinstance(e, t.MatchExpr):
+            self.expr(e.subject)
+            for arm in e.arms:
+                if arm.pattern is not None:
+                    self.pattern(arm.pattern)
+                if isinstance(arm.body, t.Block):
+                    self.stmt(arm.body)
+                else:
+                    self.expr(arm.body)
+                if arm.guard is not None:
+                    self.expr(arm.guard)
+        elif isinstance(e, t.Node):
+            for child in t.iter_children(e):
+                if isinstance(child, t.Block):
+                    self.stmt(child)
+                elif isinstance(child, t.Argument | t.CaseArm):
+                    self.expr(child.value)
+                else:
+                    self.expr(child)
+
+    def pattern(self, pattern: t.Pattern) -> None:
+        for node in t.walk(pattern):
+            if isinstance(node, t.Pattern) and node.literal is not None:
+                self.expr(node.literal)
+
+    def call(self, e: t.Call) -> None:
+        callee = e.callee
+        args_role = RefRole.VALUE
+        if e.run_entry is not None and isinstance(callee, t.Member):
+            self.expr(callee.obj, RefRole.RUN_RECEIVER if isinstance(callee.obj, t.Name) else RefRole.VALUE)
+        elif isinstance(callee, t.Name):
+            if callee.id == "join":
+                args_role = RefRole.AGENT
+            else:
+                self.ref(callee.id, callee.span, RefRole.CALL)
+        elif isinstance(callee, t.Member):
+            obj = callee.obj
+            if isinstance(obj, t.Call) and isinstance(obj.callee, t.Name) and obj.callee.id == "join":
+                self.call(obj)
+                self.ref(callee.name, callee.name_span, RefRole.AGENT)
+            else:
+                self.expr(callee)
+        else:
+            self.expr(callee)
+        for arg in e.args:
+            value = arg.value
+            self.expr(value, args_role if isinstance(value, t.Name) else RefRole.VALUE)
+
+    def agents(self, e: t.Expr) -> None:
+        """The `[A, B]` list of a DAG operator (anything else is visited as usual)."""
+        if isinstance(e, t.BracketList):
+            for item in e.items:
+                self.expr(item, RefRole.AGENT if isinstance(item, t.Name) else RefRole.VALUE)
+        else:
+            self.expr(e)
+
+    def binary(self, e: t.BinaryOp) -> None:
+        op = e.op
+        if op == ">>":
+            self.expr(e.left)
+            self.expr(e.right, RefRole.AGENT if isinstance(e.right, t.Name) else RefRole.VALUE)
+        elif op in ("|>>", "||"):
+            self.expr(e.left)
+            self.agents(e.right)
+        elif op in ("&>>", "&&"):
+            self.agents(e.left)
+            self.expr(e.right, RefRole.AGENT if isinstance(e.right, t.Name) else RefRole.VALUE)
+        elif op == "|>":
+            self.expr(e.left)
+            self.expr(e.right, RefRole.CALL if isinstance(e.right, t.Name) else RefRole.VALUE)
+        else:
+            self.expr(e.left)
+            self.expr(e.right)
+
+
+def _collect_chunk(chunk: ParsedChunk) -> ChunkFacts:
+    collector = _Collector(chunk.text, chunk.anchor)
+    for item in chunk.items:
+        collector.item(item)
+    return ChunkFacts(collector.refs, collector.locals)
+
+
+_FACTS: ChunkCache[ChunkFacts] = ChunkCache(_collect_chunk)
+
+
+def chunk_facts(chunk: ParsedChunk) -> ChunkFacts:
+    """Names mentioned by one chunk (cached while the chunk is reused)."""
+    return _FACTS.get(chunk)
+
+
+# ---------------------------------------------------------------------- one file
+
+
+@dataclass(slots=True, eq=False)
+class FileSymbols:
+    """The declarations and name uses of one parsed file."""
+
+    source: SourceFile
+    declarations: dict[str, list[t.Decl]]
+    refs: list[NameRef]
+    locals: list[LocalVar]
+
+
+_FILE_MEMO: OrderedDict[int, tuple[SourceFile, FileSymbols]] = OrderedDict()
+_MEMO_SIZE = 64
+
+
+def file_symbols(source: SourceFile) -> FileSymbols:
+    """Declarations and references of ``source`` (memoised per parsed version)."""
+    entry = _FILE_MEMO.get(id(source))
+    if entry is not None and entry[0] is source:
+        _FILE_MEMO.move_to_end(id(source))
+        return entry[1]
+    declarations: dict[str, list[t.Decl]] = {}
+    refs: list[NameRef] = []
+    local_vars: list[LocalVar] = []
+    for chunk in source.chunks:
+        for item in chunk.items:
+            if declared_kind(item) is not None and item.name:
+                declarations.setdefault(item.name, []).append(item)
+        facts = chunk_facts(chunk)
+        refs.extend(facts.refs)
+        local_vars.extend(facts.locals)
+    symbols = FileSymbols(source, declarations, refs, local_vars)
+    _FILE_MEMO[id(source)] = (source, symbols)
+    while len(_FILE_MEMO) > _MEMO_SIZE:
+        _FILE_MEMO.popitem(last=False)
+    return symbols
+
+
+# ---------------------------------------------------------------------- a file with its includes
+
+#: ``(include path as written, path of the including file) -> (resolved path, parsed file)``;
+#: the parsed file is None when the include cannot be found or read.
+IncludeLocator = Callable[[str, Path | None], tuple[Path | None, SourceFile | None]]
+
+SECRETS_SUFFIX = ".nxs"
+
+
+def locator_from_resolver(resolver: IncludeResolver) -> IncludeLocator:
+    """Adapt a plain :data:`IncludeResolver` (no paths known)."""
+
+    def locate(include: str, including: Path | None) -> tuple[Path | None, SourceFile | None]:
+        return None, resolver(include, including)
+
+    return locate
+
+
+@dataclass(slots=True, eq=False)
+class IncludedFile:
+    """One ``include`` of the analysed file and what it resolved to."""
+
+    include: t.Include
+    path: Path | None
+    symbols: FileSymbols | None
+    secrets: bool = False  # `.nxs` files are read by the runtime, never parsed
+
+    @property
+    def missing(self) -> bool:
+        return self.symbols is None and not self.secrets
+
+
+class Symbol:
+    """A named declaration, in the analysed file (``include`` None) or an included one."""
+
+    __slots__ = ("decl", "include", "kind", "name")
+
+    def __init__(self, decl: t.Decl, kind: DeclKind, include: IncludedFile | None) -> None:
+        self.name = decl.name
+        self.decl = decl
+        self.kind = kind
+        self.include = include
+
+    @property
+    def name_span(self) -> Span:
+        return self.decl.name_span
+
+    @property
+    def source(self) -> SourceFile | None:
+        return self.include.symbols.source if self.include and self.include.symbols else None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Symbol) and other.decl is self.decl
+
+    def __hash__(self) -> int:
+        return id(self.decl)
+
+    def __repr__(self) -> str:
+        where = f" in {self.include.include.name}" if self.include else ""
+        return f"Symbol({self.kind.value} {self.name}{where})"
+
+
+@dataclass(slots=True, eq=False)
+class Occurrence:
+    """A name in the analysed file and what it stands for."""
+
+    span: Span
+    symbol: Symbol | None = None
+    local: LocalVar | None = None
+    role: RefRole | None = None
+    is_declaration: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class Analysis:
+    """The analysed file, its includes, and every name visible in it."""
+
+    file: FileSymbols
+    includes: list[IncludedFile]
+    scope: dict[str, list[Symbol]]
+    _index: list[tuple[int, int, Occurrence]] | None = None
+    _starts: list[int] | None = None
+
+    @property
+    def source(self) -> SourceFile:
+        return self.file.source
+
+    def lookup(self, name: str) -> Symbol | None:
+        """The declaration ``name`` refers to (the file's own first, then the includes')."""
+        found = self.scope.get(name)
+        return found[0] if found else None
+
+    def symbols(self, kinds: Iterable[DeclKind] | None = None) -> Iterator[Symbol]:
+        """Every visible declaration (first of each name), optionally of some kinds."""
+        wanted = set(kinds) if kinds is not None else None
+        for symbols in self.scope.values():
+            symbol = symbols[0]
+            if wanted is None or symbol.kind in wanted:
+                yield symbol
+
+    def own_symbol(self, decl: t.Decl) -> Symbol | None:
+        kind = declared_kind(decl)
+        return Symbol(decl, kind, None) if kind is not None else None
+
+    # -- positions
+
+    def _build_index(self) -> list[tuple[int, int, Occurrence]]:
+        entries: list[tuple[int, int, Occurrence]] = []
+        for ref in self.file.refs:
+            symbol = self.lookup(ref.name)
+            entries.append((ref.span.start, ref.span.end, Occurrence(ref.span, symbol, role=ref.role)))
+        for var in self.file.locals:
+            for span, binds in var.occurrences():
+                entries.append((span.start, span.end, Occurrence(span, local=var, is_declaration=binds)))
+        for item in self.source.items:
+            kind = declared_kind(item)
+            if kind is not None and item.name:
+                symbol = Symbol(item, kind, None)
+                span = item.name_span
+                entries.append((span.start, span.end, Occurrence(span, symbol, is_declaration=True)))
+        entries.sort(key=lambda entry: (entry[0], entry[1]))
+        return entries
+
+    def occurrences(self) -> list[tuple[int, int, Occurrence]]:
+        if self._index is None:
+            self._index = self._build_index()
+            self._starts = [entry[0] for entry in self._index]
+        return self._index
+
+    def occurrence_at(self, offset: int) -> Occurrence | None:
+        """The name at ``offset`` (a cursor right after a name still counts)."""
+        import bisect
+
+        index = self.occurrences()
+        assert self._starts is not None
+        pos = bisect.bisect_right(self._starts, offset)
+        best: Occurrence | None = None
+        for i in range(max(0, pos - 3), min(len(index), pos + 1)):
+            start, end, occ = index[i]
+            if start <= offset <= end and (best is None or start >= best.span.start):
+                best = occ
+        return best
+
+    def references_to(self, symbol: Symbol) -> list[Span]:
+        """Spans in the analysed file that name ``symbol`` (declaration excluded)."""
+        return [ref.span for ref in self.file.refs if ref.name == symbol.name and self.lookup(ref.name) == symbol]
+
+
+_ANALYSIS_MEMO: OrderedDict[tuple[int, ...], tuple[SourceFile, list[SourceFile | None], Analysis]] = OrderedDict()
+
+
+def analyze(source: SourceFile, path: Path | None = None, locate: IncludeLocator | None = None) -> Analysis:
+    """Resolve the names of ``source`` against its declarations and its includes.
+
+    ``locate`` finds included files; without it, includes are not followed (and
+    not reported missing).
+    """
+    own = file_symbols(source)
+    includes: list[IncludedFile] = []
+    for item in source.items:
+        if not isinstance(item, t.Include) or not item.name:
+            continue
+        if item.name.endswith(SECRETS_SUFFIX):
+            includes.append(IncludedFile(item, None, None, secrets=True))
+            continue
+        if locate is None:
+            continue
+        inc_path, inc_source = locate(item.name, path)
+        if inc_source is source:
+            inc_source = None  # a file including itself adds nothing
+        includes.append(IncludedFile(item, inc_path, file_symbols(inc_source) if inc_source else None))
+    key = (id(source), *(id(i.symbols.source) if i.symbols else 0 for i in includes))
+    memo = _ANALYSIS_MEMO.get(key)
+    if memo is not None and memo[0] is source:
+        previous = memo[2]
+        if [i.path for i in previous.includes] == [i.path for i in includes]:
+            _ANALYSIS_MEMO.move_to_end(key)
+            return previous
+    scope: dict[str, list[Symbol]] = {}
+    for name, decls in own.declarations.items():
+        scope[name] = [Symbol(d, kind, None) for d in decls if (kind := declared_kind(d)) is not None]
+    for inc in includes:
+        if inc.symbols is None:
+            continue
+        for name, decls in inc.symbols.declarations.items():
+            bucket = scope.setdefault(name, [])
+            bucket.extend(Symbol(d, kind, inc) for d in decls if (kind := declared_kind(d)) is not None)
+    analysis = Analysis(own, includes, scope)
+    _ANALYSIS_MEMO[key] = (source, [i.symbols.source if i.symbols else None for i in includes], analysis)
+    while len(_ANALYSIS_MEMO) > _MEMO_SIZE:
+        _ANALYSIS_MEMO.popitem(last=False)
+    return analysis
+
+
+def is_identifier(text: str) -> bool:
+    return _IDENT.fullmatch(text) is not None
