@@ -58,16 +58,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "words", nargs="*", metavar="ARG", help="FILE AGENT TASK, or the input after --continue"
-    )
+    parser.add_argument("words", nargs="*", metavar="ARG", help="FILE AGENT TASK, or the input after --continue")
     entry = parser.add_mutually_exclusive_group()
-    entry.add_argument(
-        "--resume", metavar="RUN_ID", help="resume the original interrupted or approval-waiting run"
-    )
-    entry.add_argument(
-        "--continue", dest="continue_run", metavar="RUN_ID", help="start the next turn of a run"
-    )
+    entry.add_argument("--resume", metavar="RUN_ID", help="resume the original interrupted or approval-waiting run")
+    entry.add_argument("--continue", dest="continue_run", metavar="RUN_ID", help="start the next turn of a run")
     parser.add_argument("--file", type=Path, help="the .nx file of the agent (default: the run's own source)")
     add_store_option(parser)
     parser.add_argument(
@@ -78,9 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="FILE.py",
         help="Python file whose functions implement the agent's declared tools (by name); repeatable",
     )
-    parser.add_argument(
-        "--provider", help="provider name (default: settings, else the offline `scripted` provider)"
-    )
+    parser.add_argument("--provider", help="provider name (default: settings, else the offline `scripted` provider)")
     parser.add_argument("--script", type=Path, help="JSON script for the offline `scripted` provider")
     parser.add_argument("--model", help="model id, e.g. `openai/gpt-4o`")
     parser.add_argument("--timeout", type=float, help="run deadline in seconds from its start")
@@ -88,14 +80,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--tool-call-budget", type=int, help="how many tool calls the run may execute")
     parser.add_argument("--config-name", help="select a `config NAME { ... }` block of the .nxs settings")
     decision = parser.add_mutually_exclusive_group()
-    decision.add_argument(
-        "--approve", action="store_true", help="approve every tool call that asks for approval"
-    )
+    decision.add_argument("--approve", action="store_true", help="approve every tool call that asks for approval")
     decision.add_argument("--deny", action="store_true", help="deny every tool call that asks for approval")
     parser.add_argument("--by", default=None, help="name recorded with approvals (default: cli)")
-    parser.add_argument(
-        "--json", action="store_true", help="print the final run summary as JSON, no streaming"
-    )
+    parser.add_argument("--json", action="store_true", help="print the final run summary as JSON, no streaming")
     parser.set_defaults(handler=run_agent_command)
 
 
@@ -127,11 +115,7 @@ def load_implementations(paths: list[Path]) -> dict[str, Callable[..., Any]]:
         except (OSError, SyntaxError) as exc:
             raise CommandError(f"cannot load tools from {path}: {exc}") from exc
         for name, value in vars(module).items():
-            if (
-                callable(value)
-                and not name.startswith("_")
-                and getattr(value, "__module__", None) == module.__name__
-            ):
+            if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == module.__name__:
                 found[name] = value
     return found
 
@@ -290,9 +274,7 @@ def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None
             state = agent.continue_run(previous, " ".join(args.words), config=config, **common)
         else:
             if len(args.words) < 3:
-                raise CommandError(
-                    'usage: nexa-lsp agent FILE AGENT "task" (or --resume / --continue RUN_ID)'
-                )
+                raise CommandError('usage: nexa-lsp agent FILE AGENT "task" (or --resume / --continue RUN_ID)')
             agent = load_agent(
                 args.words[0],
                 args.words[1],

@@ -113,9 +113,7 @@ def cancel_stored_run(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     with open_store(args) as store:
-        summaries = store.list_runs(
-            agent=args.agent, session_id=args.session, status=args.status, limit=args.limit
-        )
+        summaries = store.list_runs(agent=args.agent, session_id=args.session, status=args.status, limit=args.limit)
     if args.json:
         sys.stdout.write(json.dumps([s.to_dict() for s in summaries], ensure_ascii=False, indent=2) + "\n")
         return 0
@@ -154,11 +152,7 @@ def _decide(args: argparse.Namespace) -> int:
         decided = (approve if args.decision == "approve" else deny)(state, args.call_id, by=args.by)
         store.save(decided)
     remaining = len(decided.pending_approvals)
-    hint = (
-        f"{remaining} call(s) still wait"
-        if remaining
-        else f"resume with `nexa-lsp agent --resume {args.run_id}`"
-    )
+    hint = f"{remaining} call(s) still wait" if remaining else f"resume with `nexa-lsp agent --resume {args.run_id}`"
     sys.stderr.write(f"{args.decision.rstrip('e')}ed {args.call_id}; {hint}\n")
     return 0
 

@@ -31,9 +31,7 @@ def test_store_creates_parent_folders_and_defaults_to_dot_nexa(isolated_environm
 
 def test_save_and_load_round_trip(store: SQLiteCheckpointStore) -> None:
     send, _ = counting_tool(approval_required=True)
-    agent = NexaAgent(
-        "Mailer", prompt="写信", tools=[send], provider=scripted({"tool_calls": [call("send_mail")]})
-    )
+    agent = NexaAgent("Mailer", prompt="写信", tools=[send], provider=scripted({"tool_calls": [call("send_mail")]}))
     state = agent.execute("给李四写信", save=store.save)
     assert store.load(state.run_id) == state
     with pytest.raises(RunNotFoundError) as caught:
@@ -208,9 +206,7 @@ WRITER = textwrap.dedent(
 def test_store_is_safe_from_several_processes_at_once(tmp_path: Path) -> None:
     path = tmp_path / "shared.sqlite3"
     processes = [
-        subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(path), str(i)], env=subprocess_env(), cwd=tmp_path
-        )
+        subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(i)], env=subprocess_env(), cwd=tmp_path)
         for i in range(3)
     ]
     assert [p.wait(timeout=60) for p in processes] == [0, 0, 0]

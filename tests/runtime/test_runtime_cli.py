@@ -116,9 +116,7 @@ def test_changed_agent_file_refuses_continuation(isolated_environment: Path) -> 
 
 def test_text_streams_as_it_arrives(isolated_environment: Path) -> None:
     script = isolated_environment / "slow.json"
-    script.write_text(
-        json.dumps({"replies": [{"text": "逐字 " * 40, "chunk_delay": 0.03}]}), encoding="utf-8"
-    )
+    script.write_text(json.dumps({"replies": [{"text": "逐字 " * 40, "chunk_delay": 0.03}]}), encoding="utf-8")
     source = isolated_environment / "a.nx"
     source.write_text('agent Talker { prompt: "talk" }\n', encoding="utf-8")
     process = subprocess.Popen(

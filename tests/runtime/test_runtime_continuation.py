@@ -168,18 +168,14 @@ def test_history_is_completed_from_the_journal_and_unstarted_calls_get_cancellat
     agent, counter, last = crashed_run([])
     recovered = recover_tool_call(last, "c1", "completed", result="deployed v2 (checked by hand)")
     cancelled = cancel_run(recovered)
-    nxt = agent.continue_run(
-        cancelled, "what happened?", provider=ScriptedProvider({"fallback": "v2 is out"})
-    )
+    nxt = agent.continue_run(cancelled, "what happened?", provider=ScriptedProvider({"fallback": "v2 is out"}))
     assert nxt.success and nxt.output == "v2 is out"
     assert counter["n"] == 1, "a completed side effect is never replayed"
     results = {m.tool_call_id: m for m in nxt.history if m.role == "tool"}
     assert results["c1"].content == "deployed v2 (checked by hand)" and not results["c1"].is_error
     assert results["c2"].is_error and "not executed" in results["c2"].content
     roles = [m.role for m in nxt.history]
-    assert roles == ["user", "assistant", "tool", "tool", "user", "assistant"], (
-        "pairs closed before the new input"
-    )
+    assert roles == ["user", "assistant", "tool", "tool", "user", "assistant"], "pairs closed before the new input"
 
 
 def test_unstarted_calls_after_a_budget_stop_are_closed_and_not_executed() -> None:
@@ -187,9 +183,7 @@ def test_unstarted_calls_after_a_budget_stop_are_closed_and_not_executed() -> No
     agent = NexaAgent(
         "A",
         tools=[send],
-        provider=scripted(
-            {"tool_calls": [call("send_mail", "c1"), call("send_mail", "c2")]}, {"text": "second turn"}
-        ),
+        provider=scripted({"tool_calls": [call("send_mail", "c1"), call("send_mail", "c2")]}, {"text": "second turn"}),
     )
     first = agent.execute("go", config=RunConfig(tool_call_budget=1))
     assert first.status is RunStatus.BUDGET_EXHAUSTED

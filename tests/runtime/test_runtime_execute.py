@@ -26,9 +26,7 @@ from nexa_lsp.runtime.tools import tool
 
 
 def test_each_execute_gets_a_new_run_id_and_session_and_a_fresh_budget() -> None:
-    agent = NexaAgent(
-        "A", provider=scripted({"text": "one", "usage": {"input_tokens": 5, "output_tokens": 7}})
-    )
+    agent = NexaAgent("A", provider=scripted({"text": "one", "usage": {"input_tokens": 5, "output_tokens": 7}}))
     first = agent.execute("task one")
     second = agent.execute("task two")
     assert first.run_id != second.run_id
@@ -224,9 +222,7 @@ def test_large_tool_results_go_to_the_artifact_directory(tmp_path: Path) -> None
     def dump() -> str:
         return big
 
-    agent = NexaAgent(
-        "A", tools=[tool(dump)], provider=scripted({"tool_calls": [call("dump", "c1")]}, {"text": "ok"})
-    )
+    agent = NexaAgent("A", tools=[tool(dump)], provider=scripted({"tool_calls": [call("dump", "c1")]}, {"text": "ok"}))
     artifacts = tmp_path / "arts"
     state = agent.execute("go", config=RunConfig(artifact_directory=str(artifacts), artifact_threshold=1000))
     message = next(m for m in state.history if m.role == "tool")
@@ -238,9 +234,7 @@ def test_large_tool_results_go_to_the_artifact_directory(tmp_path: Path) -> None
 
 def test_small_tool_results_stay_inline(tmp_path: Path) -> None:
     send, _ = counting_tool()
-    agent = NexaAgent(
-        "A", tools=[send], provider=scripted({"tool_calls": [call("send_mail")]}, {"text": "ok"})
-    )
+    agent = NexaAgent("A", tools=[send], provider=scripted({"tool_calls": [call("send_mail")]}, {"text": "ok"}))
     state = agent.execute("go", config=RunConfig(artifact_directory=str(tmp_path / "a")))
     assert all(m.artifact is None for m in state.history)
     assert not (tmp_path / "a").exists()

@@ -72,9 +72,7 @@ def stream(*blocks: dict[str, Any], usage: tuple[int, int] = (21, 9)) -> Answer:
                     }
                 )
         events.append({"type": "content_block_stop", "index": index})
-    events.append(
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": usage[1]}}
-    )
+    events.append({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": usage[1]}})
     events.append({"type": "message_stop"})
     return Answer(chunks=sse(*events, event_names=[e["type"] for e in events]))
 
@@ -160,9 +158,7 @@ def test_unstarted_tool_use_is_closed_in_the_same_user_message_as_the_new_input(
     send, counter = counting_tool()
     agent = NexaAgent("Mailer", model="claude-test", tools=[send])
     provider = provider_for(loopback)
-    first = agent.execute(
-        "发", provider=provider, config=RunConfig(tool_call_budget=0, max_output_tokens=500)
-    )
+    first = agent.execute("发", provider=provider, config=RunConfig(tool_call_budget=0, max_output_tokens=500))
     assert first.status is RunStatus.BUDGET_EXHAUSTED
     agent.continue_run(first, "不用发了", provider=provider)
     body = loopback.bodies()[1]
@@ -189,9 +185,7 @@ def test_error_event_and_missing_stop_fail_the_run(loopback: LoopbackServer) -> 
 
 def test_a_plain_json_message_is_accepted(loopback: LoopbackServer) -> None:
     loopback.answers.append(
-        json_answer(
-            {"content": [{"type": "text", "text": "整段"}], "usage": {"input_tokens": 2, "output_tokens": 1}}
-        )
+        json_answer({"content": [{"type": "text", "text": "整段"}], "usage": {"input_tokens": 2, "output_tokens": 1}})
     )
     state = NexaAgent("A", model="claude-test").execute("go", provider=provider_for(loopback))
     assert state.output == "整段" and state.usage.input_tokens == 2

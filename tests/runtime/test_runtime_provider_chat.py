@@ -129,11 +129,7 @@ def test_gives_up_after_the_retries_with_a_clear_error(loopback: LoopbackServer)
     loopback.answers.append(json_answer({"error": {"message": "overloaded"}}, status=500))
     state = NexaAgent("A", model="m").execute("go", provider=provider_for(loopback, max_retries=1))
     assert state.status is RunStatus.FAILED and state.error is not None
-    assert (
-        state.error.code == "NXR034"
-        and "overloaded" in state.error.message
-        and "2 time(s)" in state.error.message
-    )
+    assert state.error.code == "NXR034" and "overloaded" in state.error.message and "2 time(s)" in state.error.message
     assert len(loopback.requests) == 2
 
 
@@ -141,11 +137,7 @@ def test_401_is_not_retried_and_says_to_fix_the_key(loopback: LoopbackServer) ->
     loopback.answers.append(json_answer({"error": {"message": "Incorrect API key"}}, status=401))
     state = NexaAgent("A", model="m").execute("go", provider=provider_for(loopback))
     assert state.status is RunStatus.FAILED and state.error is not None
-    assert (
-        state.error.code == "NXR032"
-        and "API key" in state.error.message
-        and "OPENAI_API_KEY" in state.error.message
-    )
+    assert state.error.code == "NXR032" and "API key" in state.error.message and "OPENAI_API_KEY" in state.error.message
     assert "sk-test-key" not in state.error.message
     assert len(loopback.requests) == 1
 
@@ -180,9 +172,7 @@ def test_response_size_limit(loopback: LoopbackServer) -> None:
 
 def test_request_timeout(loopback: LoopbackServer) -> None:
     loopback.answers.append(Answer(chunks=chat_text("late").chunks, delay=1.0))
-    state = NexaAgent("A", model="m").execute(
-        "go", provider=provider_for(loopback, request_timeout=0.2, max_retries=0)
-    )
+    state = NexaAgent("A", model="m").execute("go", provider=provider_for(loopback, request_timeout=0.2, max_retries=0))
     assert state.error is not None and state.error.code == "NXR035"
 
 
@@ -205,8 +195,7 @@ def test_settings_from_nxs_reach_the_endpoint_and_the_key_is_never_stored(
 ) -> None:
     secret = "sk-loopback-secret-987654321"
     Path("project.nxs").write_text(
-        f'OPENAI_API_KEY = "{secret}"\nOPENAI_BASE_URL = {loopback.url}/v1\n'
-        'MODEL_NAME = {"strong": "gpt-nxs"}\n',
+        f'OPENAI_API_KEY = "{secret}"\nOPENAI_BASE_URL = {loopback.url}/v1\nMODEL_NAME = {{"strong": "gpt-nxs"}}\n',
         encoding="utf-8",
     )
     loopback.answers.append(chat_text("hi"))

@@ -20,6 +20,7 @@ from nexa_lsp.runtime.errors import (
     RunNotCancellableError,
     UnknownToolOutcomeError,
 )
+from nexa_lsp.runtime.events import ApprovalNeeded, RunEnded
 from nexa_lsp.runtime.run_state import RunConfig, RunState, RunStatus
 from nexa_lsp.runtime.summary import RunSummary
 from nexa_lsp.runtime.tools import tool
@@ -50,8 +51,13 @@ def mailer(*replies: dict[str, Any]) -> tuple[NexaAgent, Any]:
 def test_approval_required_tool_stops_in_waiting_approval_before_the_call() -> None:
     agent, counter = mailer()
     saved: list[RunState] = []
-    state = agent.execute("给张三发邮件", save=saved.append)
+    events: list[Any] = []
+    state = agent.execute("给张三发邮件", save=saved.append, on_event=events.append)
     assert state.status is RunStatus.WAITING_APPROVAL
+    assert events[-2:] == [
+        ApprovalNeeded(state.run_id, "c1", "send_mail", '{"to": "张三"}'),
+        RunEnded(state.run_id, "waiting_approval", None),
+    ]
     assert counter.calls == []
     (approval,) = state.approvals
     assert (approval.call_id, approval.tool, approval.status) == ("c1", "send_mail", "pending")
@@ -64,9 +70,7 @@ def test_resume_after_approval_keeps_id_config_usage_and_deadline() -> None:
     waiting = agent.execute("给张三发邮件", config=RunConfig(timeout=60, token_budget=1000))
     approved = approve(waiting, "c1", by="alice")
     decision = approved.approvals[0]
-    assert (
-        decision.status == "approved" and decision.decided_by == "alice" and decision.decided_at is not None
-    )
+    assert decision.status == "approved" and decision.decided_by == "alice" and decision.decided_at is not None
     assert approved.status is RunStatus.WAITING_APPROVAL
     done = agent.execute(state=approved)
     assert done.success and done.output == "已发送"
@@ -161,9 +165,7 @@ def test_interrupted_run_resumes_after_recovery_without_replaying_side_effects()
     assert interrupted.status is RunStatus.RUNNING
     with pytest.raises(UnknownToolOutcomeError):
         agent.execute(state=interrupted)
-    done = agent.execute(
-        state=recover_tool_call(interrupted, "c1", "completed", result="deployed eu", by="ops")
-    )
+    done = agent.execute(state=recover_tool_call(interrupted, "c1", "completed", result="deployed eu", by="ops"))
     assert done.success
     assert effects == ["eu", "us"], "c1 is not run again; c2 (never started) runs once"
     assert [(e.call_id, e.status, e.recovered_by) for e in done.journal] == [

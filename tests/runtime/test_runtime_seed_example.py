@@ -66,8 +66,7 @@ def test_seed_example_runs_against_a_configured_http_provider(
 ) -> None:
     loopback.answers += [chat_text("证据指向 A"), chat_text("结论：A")]
     (isolated_environment / "provider.nxs").write_text(
-        f'PROVIDER = "openai"\nOPENAI_API_KEY = "sk-seed"\n'
-        f'OPENAI_BASE_URL = "{loopback.url}/v1"\nMODEL = "gpt-seed"\n',
+        f'PROVIDER = "openai"\nOPENAI_API_KEY = "sk-seed"\nOPENAI_BASE_URL = "{loopback.url}/v1"\nMODEL = "gpt-seed"\n',
         encoding="utf-8",
     )
     run_id, status = run_example(isolated_environment)
