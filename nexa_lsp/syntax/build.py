@@ -8,6 +8,7 @@ assignment, ``print "text"`` ...), each with a message naming the accepted form.
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterable
 
@@ -932,7 +933,9 @@ class ChunkBuilder:
                         )
                     )
                 else:
-                    props.append(self.prop(p.children[0], p.children[1]))
+                    prop = self.prop(p.children[0], p.children[1])
+                    if not _is_placeholder(prop.value):
+                        props.append(prop)
         decl = t.ToolDecl(self.span(tree), str(name), self.span(name), props)
         self._check_tool_body(decl)
         return decl
@@ -1073,9 +1076,12 @@ class ChunkBuilder:
                 continue
             kind = self._data(inner)
             if kind == "agent_property":
-                decl.properties.append(self.prop(inner.children[0], inner.children[1]))
+                prop = self.prop(inner.children[0], inner.children[1])
+                if not _is_placeholder(prop.value):  # `model: ,` already has its syntax error
+                    decl.properties.append(prop)
             elif kind == "context_block":
                 entries = [self.prop(e.children[0], e.children[1]) for e in self._find_all(inner, "ctx_entry")]
+                entries = [e for e in entries if not _is_placeholder(e.value)]
                 decl.context_blocks.append(t.ContextBlock(self.span(inner), entries))
         for item in self._find_all(tree, "stray_semicolon"):
             self.error(
@@ -1341,7 +1347,15 @@ class ChunkBuilder:
         return t.TopLevelStatement(sp, "", Span(sp.rel_start, sp.rel_start, self.anchor), t.ExprStmt(sp, call))
 
 
+def _is_placeholder(value: t.Value) -> bool:
+    """A value inserted by error recovery (an empty name)."""
+    return value.kind is t.ValueKind.NAME and value.value == ""
+
+
 _BUILDERS = threading.local()
+# Deeply nested sources (long operator chains) need more than Python's default
+# 1,000 frames while their tree is built; Python 3.11 frames do not use the C stack.
+_BUILD_RECURSION_LIMIT = 12_000
 
 
 def _builder_for(path: VersionPath) -> ChunkBuilder:
@@ -1363,6 +1377,17 @@ def build_chunk(
         return [], []
     builder = _builder_for(path)
     builder.reset(anchor)
+    limit = sys.getrecursionlimit()
+    if limit < _BUILD_RECURSION_LIMIT:
+        sys.setrecursionlimit(_BUILD_RECURSION_LIMIT)
+    try:
+        return _build_items(builder, tree, chunk_text)
+    finally:
+        if limit < _BUILD_RECURSION_LIMIT:
+            sys.setrecursionlimit(limit)
+
+
+def _build_items(builder: ChunkBuilder, tree: Tree[Token], chunk_text: str) -> tuple[list[t.TopItem], list[Diagnostic]]:
     chunk = tree.children[0] if tree.children and isinstance(tree.children[0], Tree) else tree
     items: list[t.TopItem] = []
     for child in chunk.children:
@@ -1371,6 +1396,14 @@ def build_chunk(
                 item = builder.item(child, chunk_text)
             except (AssertionError, IndexError, StopIteration, ValueError):
                 item = None  # a shape produced by error recovery; its syntax error is already reported
+            except RecursionError:
+                item = None
+                builder.error(
+                    "NX006",
+                    "this item nests too deeply to be analysed (hundreds of levels of blocks or operators); "
+                    "split it into smaller flows or assignments",
+                    builder.span(child),
+                )
             if item is not None:
                 items.append(item)
     _check_lists(items, builder)

@@ -84,6 +84,7 @@ CODES: dict[str, CodeInfo] = {
     "NX003": _c("unclosed bracket", E, "syntax"),
     "NX004": _c("missing semicolon", W, "syntax"),
     "NX005": _c("too many syntax errors", INFO, "syntax"),
+    "NX006": _c("nesting too deep", E, "syntax"),
     # version declaration
     "NX010": _c("unsupported Nexa version", E, "version"),
     "NX011": _c("version declaration is not first", E, "version"),
