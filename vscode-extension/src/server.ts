@@ -3,6 +3,7 @@
  * through vscode-languageclient, and sends it the `nexa` settings.
  */
 
+import { existsSync } from "node:fs";
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
@@ -28,7 +29,13 @@ import {
   type Interpreter,
 } from "./logic/interpreter";
 import { runProcess } from "./logic/process";
-import { enforceTrustOnConfiguration, initializationOptions, readServerSettings, type NexaServerSettings } from "./logic/settings";
+import {
+  enforceTrustOnConfiguration,
+  initializationOptions,
+  overlayServerSettings,
+  readServerSettings,
+  type NexaServerSettings,
+} from "./logic/settings";
 import { loadPythonExtension } from "./pythonExtension";
 
 export interface RunsChangedParams {
@@ -134,6 +141,8 @@ export class ServerManager implements vscode.Disposable {
     if (this.client !== undefined) return;
     const resource = activeNexaUri();
     const folder = workspaceFolderFor(resource);
+    // The server runs in the workspace folder when it is a local directory.
+    const cwd = folder !== undefined && folder.uri.scheme === "file" && existsSync(folder.uri.fsPath) ? folder.uri.fsPath : undefined;
     const interpreter = await resolveInterpreter({
       configured: configuredPythonPath(resource ?? folder?.uri),
       pythonExtension: loadPythonExtension,
@@ -144,7 +153,7 @@ export class ServerManager implements vscode.Disposable {
     this.log(`Python: ${describeInterpreter(interpreter)}`);
 
     const check = classifyModuleCheck(
-      await runProcess(moduleCheckCommandLine(interpreter), { cwd: folder?.uri.fsPath }),
+      await runProcess(moduleCheckCommandLine(interpreter), cwd !== undefined ? { cwd } : {}),
     );
     if (check.status !== "ok") {
       this.log(`cannot start the server: ${check.status}: ${check.detail}`);
@@ -157,7 +166,7 @@ export class ServerManager implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: line.command,
       args: line.args,
-      options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1" } },
+      options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: "1" } },
     };
     const client = new LanguageClient(CLIENT_ID, OUTPUT_CHANNEL_NAME, serverOptions, this.clientOptions());
     client.onNotification(RUNS_CHANGED_NOTIFICATION, (params: RunsChangedParams | undefined) => {
@@ -209,7 +218,14 @@ export class ServerManager implements vscode.Disposable {
         configuration: async (params, token, next) => {
           const result = await next(params, token);
           if (result instanceof ResponseError) return result;
-          return enforceTrustOnConfiguration(params.items, result, vscode.workspace.isTrusted) as typeof result;
+          const normalised = params.items.map((item, i) =>
+            overlayServerSettings(
+              item.section,
+              result[i],
+              currentServerSettings(item.scopeUri !== undefined ? vscode.Uri.parse(item.scopeUri) : activeNexaUri()),
+            ),
+          );
+          return enforceTrustOnConfiguration(params.items, normalised, vscode.workspace.isTrusted) as typeof result;
         },
       },
       executeCommand: async (command, args, next) => {

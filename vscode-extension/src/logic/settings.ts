@@ -103,5 +103,34 @@ export function enforceTrustOnConfiguration(
   return results.map((value, i) => enforceTrustOnConfigurationItem(items[i]?.section, value, trusted));
 }
 
+/**
+ * Replaces the server-facing parts of a `workspace/configuration` answer with
+ * the normalised settings (types checked, defaults filled, trust applied), so
+ * the server always gets the documented shape. Other keys of section `nexa`
+ * (server.pythonPath, trace) are kept; other sections pass through.
+ */
+export function overlayServerSettings(section: string | undefined, value: unknown, settings: NexaServerSettings): unknown {
+  const copy = initializationOptions(settings);
+  switch (section) {
+    case "nexa":
+      return { ...(isRecord(value) ? value : {}), runs: copy.runs, diagnostics: copy.diagnostics };
+    case "nexa.runs":
+      return copy.runs;
+    case "nexa.diagnostics":
+      return copy.diagnostics;
+    default:
+      break;
+  }
+  if (section !== undefined) {
+    const m = /^nexa\.(runs|diagnostics)\.([A-Za-z]+)$/.exec(section);
+    if (m !== null) {
+      const group = copy[m[1] as "runs" | "diagnostics"] as unknown as Record<string, unknown>;
+      const key = m[2] as string;
+      if (key in group) return group[key];
+    }
+  }
+  return value;
+}
+
 /** Keys whose change needs a server restart rather than a configuration push. */
 export const RESTART_KEYS: readonly string[] = ["nexa.server.pythonPath"];

@@ -5,6 +5,7 @@ import {
   enforceTrustOnConfiguration,
   enforceTrustOnConfigurationItem,
   initializationOptions,
+  overlayServerSettings,
   readServerSettings,
 } from "../../src/logic/settings";
 
@@ -115,5 +116,39 @@ describe("workspace/configuration answers under workspace trust", () => {
     assert.equal((out[0] as typeof full).runs.enabled, false);
     assert.deepEqual(out[1], { exclude: {} });
     assert.equal(out[2], false);
+  });
+});
+
+describe("overlayServerSettings", () => {
+  const settings = readServerSettings((k) => ({ "runs.provider": "scripted", "diagnostics.debounceMs": 300 })[k], true);
+
+  it("section nexa gets the normalised runs and diagnostics, keeping other keys", () => {
+    const out = overlayServerSettings("nexa", { server: { pythonPath: "/p" }, runs: { enabled: "yes" } }, settings);
+    assert.deepEqual(out, {
+      server: { pythonPath: "/p" },
+      runs: { enabled: true, store: ".nexa/runs.sqlite3", provider: "scripted" },
+      diagnostics: { migrationHints: true, debounceMs: 300 },
+    });
+    assert.deepEqual(overlayServerSettings("nexa", null, settings), initializationOptions(settings));
+  });
+
+  it("narrower sections and single keys", () => {
+    assert.deepEqual(overlayServerSettings("nexa.runs", undefined, settings), settings.runs);
+    assert.deepEqual(overlayServerSettings("nexa.diagnostics", {}, settings), settings.diagnostics);
+    assert.equal(overlayServerSettings("nexa.diagnostics.debounceMs", "300", settings), 300);
+    assert.equal(overlayServerSettings("nexa.runs.provider", null, settings), "scripted");
+  });
+
+  it("leaves other sections alone", () => {
+    assert.equal(overlayServerSettings("nexa.server.pythonPath", "/p", settings), "/p");
+    assert.equal(overlayServerSettings("nexa.runs.unknownKey", 1, settings), 1);
+    assert.deepEqual(overlayServerSettings("files", { a: 1 }, settings), { a: 1 });
+    assert.equal(overlayServerSettings(undefined, 5, settings), 5);
+  });
+
+  it("an untrusted workspace answers runs.enabled false", () => {
+    const untrusted = readServerSettings(() => true, false);
+    assert.equal((overlayServerSettings("nexa", {}, untrusted) as { runs: { enabled: boolean } }).runs.enabled, false);
+    assert.equal(overlayServerSettings("nexa.runs.enabled", true, untrusted), false);
   });
 });

@@ -1,0 +1,309 @@
+/**
+ * Activates the bundled-from-source extension against a stand-in `vscode`
+ * module and a fake language server (test/fixtures/fake-server.js), and drives
+ * its commands the way a user would: this checks the wiring that the logic
+ * tests cannot (command registration, the language client, middleware,
+ * runs view, status bar, workspace trust).
+ */
+
+import { strict as assert } from "node:assert";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { CLIENT_COMMANDS, SERVER_COMMANDS } from "../../src/logic/constants";
+import { createVscodeStub, installVscodeStub, Selection, StubDocument, Uri, type StubState } from "./support/vscodeStub";
+
+const ROOT = resolve(__dirname, "..", "..", "..");
+const FAKE_SERVER = join(ROOT, "test", "fixtures", "fake-server.js");
+
+interface LogEntry {
+  event: string;
+  command?: string;
+  arguments?: Record<string, unknown>[];
+  initializationOptions?: { runs?: { enabled?: boolean } };
+  answer?: { runs?: { enabled?: boolean } }[];
+  settings?: { nexa?: { runs?: { enabled?: boolean } } };
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const SOURCE = [
+  "// two agents, no version declaration",
+  "agent Analyst uses delete_file {",
+  '    prompt: "Analyse"',
+  "}",
+  "",
+  "agent Writer {",
+  '    prompt: "Write"',
+  "}",
+  "",
+].join("\n");
+
+interface ExtensionModule {
+  activate(context: { subscriptions: { dispose(): unknown }[] }): void;
+  deactivate(): Promise<void>;
+}
+
+/** Loads the extension afresh, so it binds to the `vscode` stub installed now. */
+function loadExtension(): ExtensionModule {
+  const fresh = [join(ROOT, "out", "src"), join(ROOT, "node_modules", "vscode-languageclient")];
+  for (const key of Object.keys(require.cache)) {
+    if (fresh.some((prefix) => key.startsWith(prefix))) delete require.cache[key];
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(join(ROOT, "out", "src", "extension")) as ExtensionModule;
+}
+
+describe("extension activation against a fake server", { skip: process.platform === "win32" && "needs a POSIX shell wrapper" }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "nexa-ext-"));
+  const logFile = join(dir, "server.log");
+  const wrapper = join(dir, "python");
+  const { module: vscode, state } = createVscodeStub();
+  let restore: () => void = () => undefined;
+  let ext: ExtensionModule;
+  let context: { subscriptions: { dispose(): unknown }[] } = { subscriptions: [] };
+  const doc = new StubDocument(Uri.file("/workspace/app.nx"), "nexa", SOURCE);
+  const docUri = doc.uri.toString();
+
+  const log = (): LogEntry[] =>
+    existsSync(logFile)
+      ? readFileSync(logFile, "utf8")
+          .split("\n")
+          .filter((l) => l !== "")
+          .map((l) => JSON.parse(l) as LogEntry)
+      : [];
+  const commandsSent = (command: string): LogEntry[] => log().filter((e) => e.event === "executeCommand" && e.command === command);
+  const runsTree = (s: StubState): { getChildren(n?: unknown): unknown[] } => {
+    const tv = s.treeViews.get("nexaRuns");
+    assert.ok(tv, "the Nexa Runs view is created");
+    return tv.provider as { getChildren(n?: unknown): unknown[] };
+  };
+
+  before(async () => {
+    writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_SERVER}" "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    process.env["FAKE_NEXA_LOG"] = logFile;
+    state.workspaceFolder = dir;
+    state.settings.set("nexa.server.pythonPath", wrapper);
+    state.settings.set("user:nexa.server.pythonPath", wrapper);
+    state.documents.push(doc);
+    state.activeEditor = { document: doc, selection: new Selection(6, 0, 6, 0) };
+    restore = installVscodeStub(vscode);
+    ext = loadExtension();
+    ext.activate(context);
+    await waitFor("the runs view to fill from nexa.listRuns", () => runsTree(state).getChildren().length === 2);
+  });
+
+  after(async () => {
+    await ext.deactivate();
+    for (const d of context.subscriptions) d.dispose();
+    restore();
+    delete process.env["FAKE_NEXA_LOG"];
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("starts the server as <python> -m nexa_lsp with the settings as initializationOptions", () => {
+    const argv = log().find((e) => e.event === "argv") as unknown as { args: string[] };
+    assert.deepEqual(argv.args, ["-m", "nexa_lsp"]);
+    const init = log().find((e) => e.event === "initialize");
+    assert.deepEqual(init?.initializationOptions, {
+      runs: { enabled: true, store: ".nexa/runs.sqlite3", provider: "" },
+      diagnostics: { migrationHints: true, debounceMs: 150 },
+    });
+    assert.ok(log().some((e) => e.event === "didOpen"), "the open Nexa document is sent");
+  });
+
+  it("answers workspace/configuration for section nexa with the normalised settings", async () => {
+    const conf = await waitFor("the configuration answer", () => log().find((e) => e.event === "configuration"));
+    const answer = conf.answer?.[0] as Record<string, unknown>;
+    assert.deepEqual(answer["runs"], { enabled: true, store: ".nexa/runs.sqlite3", provider: "" });
+    assert.deepEqual(answer["diagnostics"], { migrationHints: true, debounceMs: 150 });
+  });
+
+  it("registers every client command and, through the client, the server's commands", () => {
+    for (const id of Object.values(CLIENT_COMMANDS)) assert.ok(state.commands.has(id), id);
+    for (const id of Object.values(SERVER_COMMANDS)) assert.ok(state.commands.has(id), id);
+    assert.equal(state.context.get("nexa.extensionActive"), true);
+  });
+
+  it("shows the 2.4 path in the status bar and updates it on edits", async () => {
+    const item = state.statusItems.find((i) => i.command === CLIENT_COMMANDS.versionStatusClicked);
+    assert.ok(item);
+    assert.equal(item.text, "Nexa 2.4 (compatibility)");
+    assert.equal(item.visible, true);
+    assert.equal(state.context.get("nexa.activeFileIsV24"), true);
+    doc.setText(`nexa 3.0;\n${SOURCE}`);
+    state.emitters.changeText.fire({ document: doc, contentChanges: [] });
+    assert.equal(item.text, "Nexa 3.0");
+    assert.equal(state.context.get("nexa.activeFileIsV24"), false);
+    doc.setText(SOURCE);
+    state.emitters.changeText.fire({ document: doc, contentChanges: [] });
+    assert.equal(item.text, "Nexa 2.4 (compatibility)");
+  });
+
+  it("Execute Agent picks an agent, asks for the task and sends nexa.execute", async () => {
+    state.quickPickAnswers.push("Writer");
+    state.inputAnswers.push("write a poem");
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.executeAgent);
+    const sent = await waitFor("nexa.execute", () => commandsSent("nexa.execute")[0]);
+    assert.deepEqual(sent.arguments, [{ uri: docUri, agent: "Writer", task: "write a poem" }]);
+    assert.ok(state.messages.some((m) => m.level === "info" && /Writer: started run run_new \(running\)/.test(m.text)));
+  });
+
+  it("a cancelled input box sends nothing", async () => {
+    const before = commandsSent("nexa.execute").length;
+    state.quickPickAnswers.push("Analyst");
+    state.inputAnswers.push(undefined);
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.executeAgent);
+    assert.equal(commandsSent("nexa.execute").length, before);
+  });
+
+  it("a server lens command without a task asks for it (middleware)", async () => {
+    state.inputAnswers.push("from the lens");
+    await vscode.commands.executeCommand("nexa.execute", { uri: docUri, agent: "Analyst" });
+    const sent = await waitFor("nexa.execute from the lens", () => commandsSent("nexa.execute").find((e) => e.arguments?.[0]?.["task"] === "from the lens"));
+    assert.deepEqual(sent.arguments, [{ uri: docUri, agent: "Analyst", task: "from the lens" }]);
+  });
+
+  it("runs view: sessions, runs, tool calls and their context values", () => {
+    const tree = runsTree(state) as unknown as {
+      getChildren(n?: unknown): { kind: string }[];
+      getTreeItem(n: unknown): { label: string; contextValue: string; iconPath: { id: string } };
+    };
+    const [sessionA, sessionB] = tree.getChildren();
+    assert.ok(sessionA && sessionB);
+    assert.equal(tree.getTreeItem(sessionA).label, "Analyst");
+    const [waiting] = tree.getChildren(sessionA);
+    assert.ok(waiting);
+    const item = tree.getTreeItem(waiting);
+    assert.equal(item.contextValue, "nexaRun|approve|deny|cancel|show|");
+    assert.equal(item.iconPath.id, "question");
+    const [call] = tree.getChildren(waiting);
+    assert.ok(call);
+    assert.equal(tree.getTreeItem(call).contextValue, "nexaCall|approve|deny|");
+  });
+
+  it("context-menu actions on tree nodes send the documented arguments", async () => {
+    const tree = runsTree(state) as unknown as { getChildren(n?: unknown): unknown[] };
+    const [sessionA, sessionB] = tree.getChildren();
+    const [waiting] = tree.getChildren(sessionA);
+    const [call] = tree.getChildren(waiting);
+    const [done] = tree.getChildren(sessionB);
+
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.approve, call);
+    assert.deepEqual(commandsSent("nexa.approve").at(-1)?.arguments, [{ run_id: "run_wait", call_id: "call_1" }]);
+
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.deny, waiting);
+    assert.deepEqual(commandsSent("nexa.deny").at(-1)?.arguments, [{ run_id: "run_wait", call_id: "call_1" }]);
+
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.cancelRun, waiting);
+    assert.deepEqual(commandsSent("nexa.cancel").at(-1)?.arguments, [{ run_id: "run_wait" }]);
+
+    state.inputAnswers.push("and now in French");
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.continueRun, done);
+    assert.deepEqual(commandsSent("nexa.continue").at(-1)?.arguments, [{ run_id: "run_done", input: "and now in French" }]);
+
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.showRun, done);
+    assert.deepEqual(commandsSent("nexa.showRun").at(-1)?.arguments, [{ run_id: "run_done" }]);
+  });
+
+  it("palette commands without a target pick among the runs that accept the action", async () => {
+    state.quickPickAnswers.push("Writer · completed");
+    state.inputAnswers.push("one more thing");
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.continueRun);
+    assert.deepEqual(commandsSent("nexa.continue").at(-1)?.arguments, [{ run_id: "run_done", input: "one more thing" }]);
+
+    const resumes = commandsSent("nexa.resume").length;
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.resumeRun);
+    assert.equal(commandsSent("nexa.resume").length, resumes, "no run accepts resume: nothing sent");
+    assert.ok(state.messages.some((m) => /no run accepts "resume"/.test(m.text)));
+  });
+
+  it("Migrate File sends nexa.migrateFile {uri} and reports the result", async () => {
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.migrateFile);
+    assert.deepEqual(commandsSent("nexa.migrateFile").at(-1)?.arguments, [{ uri: docUri }]);
+    assert.ok(state.messages.some((m) => m.level === "info" && /Migrated the file to Nexa 3.0/.test(m.text)));
+  });
+
+  it("clicking the 2.4 status item offers the migration", async () => {
+    const n = commandsSent("nexa.migrateFile").length;
+    state.messageAnswer = (text, items) => (/compatibility path/.test(text) ? items[0] : undefined);
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.versionStatusClicked);
+    state.messageAnswer = () => undefined;
+    await waitFor("a second migrateFile", () => commandsSent("nexa.migrateFile").length === n + 1);
+  });
+
+  it("a settings change is pushed with didChangeConfiguration", async () => {
+    state.settings.set("nexa.diagnostics.debounceMs", 300);
+    state.emitters.configuration.fire({ affectsConfiguration: (s: string) => s === "nexa" || s === "nexa.diagnostics" || s === "nexa.diagnostics.debounceMs" });
+    const change = await waitFor("didChangeConfiguration", () => log().find((e) => e.event === "didChangeConfiguration"));
+    assert.equal((change.settings?.nexa as { diagnostics?: { debounceMs?: number } }).diagnostics?.debounceMs, 300);
+    state.settings.delete("nexa.diagnostics.debounceMs");
+  });
+
+  it("in an untrusted workspace runs are off everywhere and run commands refuse", async () => {
+    await ext.deactivate();
+    for (const d of context.subscriptions) d.dispose();
+    context = { subscriptions: [] };
+    await waitFor("the first server to exit", () => log().some((e) => e.event === "exit"));
+    rmSync(logFile, { force: true });
+
+    state.trusted = false;
+    ext.activate(context);
+    await waitFor("the configuration answer", () => log().find((e) => e.event === "configuration"));
+    assert.equal(log().find((e) => e.event === "initialize")?.initializationOptions?.runs?.enabled, false);
+    assert.equal(log().find((e) => e.event === "configuration")?.answer?.[0]?.runs?.enabled, false);
+
+    state.quickPickAnswers.push("Writer");
+    state.inputAnswers.push("should not run");
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.executeAgent);
+    assert.equal(commandsSent("nexa.execute").length, 0);
+    assert.ok(state.messages.some((m) => m.level === "warning" && /untrusted workspace/.test(m.text)));
+    state.quickPickAnswers.length = 0;
+    state.inputAnswers.length = 0;
+
+    // The lens path is guarded too.
+    await vscode.commands.executeCommand("nexa.execute", { uri: docUri, agent: "Writer", task: "x" });
+    assert.equal(commandsSent("nexa.execute").length, 0);
+  });
+});
+
+describe("extension activation without the server package", { skip: process.platform === "win32" && "needs a POSIX shell wrapper" }, () => {
+  it("offers to install nexa-lsp with <python> -m pip install nexa-lsp", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nexa-ext-missing-"));
+    const wrapper = join(dir, "python");
+    // A "python" whose `import nexa_lsp` fails like a real missing module.
+    writeFileSync(wrapper, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'nexa_lsp'\" >&2\nexit 1\n");
+    chmodSync(wrapper, 0o755);
+    const { module: vscode, state } = createVscodeStub();
+    state.settings.set("nexa.server.pythonPath", wrapper);
+    state.messageAnswer = (_text, items) => items.find((i) => i === "Install nexa-lsp");
+    const restore = installVscodeStub(vscode);
+    const context = { subscriptions: [] as { dispose(): unknown }[] };
+    const ext = loadExtension();
+    try {
+      ext.activate(context);
+      const msg = await waitFor("the missing-module error", () => state.messages.find((m) => m.level === "error"));
+      assert.match(msg.text, /not installed/);
+      assert.match(msg.text, /No module named 'nexa_lsp'/);
+      assert.deepEqual(msg.items, ["Install nexa-lsp", "Open Settings", "Show Output"]);
+      const terminal = await waitFor("the install terminal", () => state.terminals[0]);
+      assert.equal(terminal.shellPath, wrapper);
+      assert.deepEqual(terminal.shellArgs, ["-m", "pip", "install", "nexa-lsp"]);
+    } finally {
+      await ext.deactivate();
+      for (const d of context.subscriptions) d.dispose();
+      restore();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
