@@ -30,6 +30,7 @@ MAX_ERRORS_PER_CHUNK = 101
 
 _OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
 _CLOSER_TEXT = {"RBRACE": "}", "RPAR": ")", "RSQB": "]"}
+_OPENER_TEXT = {"LBRACE": "{", "LPAR": "(", "LSQB": "["}
 # Tokens worth inserting to repair an error, in order of preference.
 _INSERTABLE = ("SEMI", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "IDENT", "STRING", "EQUAL", "LPAR")
 _PLACEHOLDER_TEXT = {
@@ -303,11 +304,12 @@ class _Driver:
                     message = (
                         f'expected "{text}" to close {what} opened at {where}'
                         if what
-                        else f'expected "{text}" to close "{self.text[opened.start]}" opened at {where}'
+                        else f'expected "{text}" to close "{_OPENER_TEXT[opened.kind]}" opened at {where}'
                     )
                     anchor = last.start_pos if last is not None and last.start_pos is not None else end_pos
                     anchor_end = last.end_pos if last is not None and last.end_pos is not None else end_pos
-                    self.fed_since_error = max(self.fed_since_error, 1)
+                    if not opened.inserted:
+                        self.fed_since_error = max(self.fed_since_error, 1)
                     self._report(
                         SyntaxProblem(
                             "NX003",
