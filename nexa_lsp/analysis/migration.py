@@ -1149,14 +1149,15 @@ class _Findings:
         return [Related(absolute_span(s.node.span.start, s.node.span.end), f"earlier run of {agent}")
                 for s in earlier[:3]]
 
-    @staticmethod
-    def _why_not(problems: list[str], no_edit: bool) -> str:
+    def _why_not(self, problems: list[str], no_edit: bool) -> str:
         if no_edit:
             return ". No automatic rewrite: the call's text could not be located"
         if not problems:
             return ""
         shown = "; ".join(problems[:2]) + ("; ..." if len(problems) > 2 else "")
-        return f". The rewrite is offered as unsafe (review it): {shown}"
+        if self.path is VersionPath.NEXA_30:
+            return f". The rewrite is offered only as an unsafe fix (review it): {shown}"
+        return f". Not rewritten automatically, because the meaning would change: {shown}"
 
     @staticmethod
     def _fix(title: str, edits: list[TextEdit], problems: list[str]) -> Fix:
@@ -1611,8 +1612,10 @@ def migration_diagnostics(source: SourceFile, hints_on_24: bool = True) -> list[
         return [_to_diagnostic(f, source.path) for f in analysis.findings]
     # 2.4 path: the file is valid as it is. A single rewrite would call a method 2.4 does not
     # have, so the hints carry no individual fix; the migrate fix applies them all at once.
+    # A file with syntax errors gets no NXM001: those come first (and block migrating).
     out = [_to_diagnostic(f, source.path, with_fixes=False) for f in analysis.findings]
-    if source.version.declaration is None and source.text.strip():
+    broken = any(d.severity is Severity.ERROR for d in source.diagnostics)
+    if source.version.declaration is None and source.text.strip() and not broken:
         plan = _plan(source, analysis)
         message = ("no version declaration: this file follows the Nexa 2.4 compatibility path (a run returns "
                    "text and each agent's history is shared implicitly between runs). Nexa 3.0 makes runs values "
