@@ -1,0 +1,223 @@
+"""The Nexa language server: a pygls server plus feature modules.
+
+Every feature lives in a module of this package with a ``register(server)``
+function (:data:`FEATURE_MODULES`); a module that is not installed is skipped.
+A feature module registers handlers through :meth:`NexaLanguageServer.feature`
+and :meth:`NexaLanguageServer.command`, which wrap them so that an exception
+answers the request with an LSP error and is logged with ``window/logMessage``
+instead of reaching the client as a crash. Shared state for feature modules:
+
+* ``server.documents`` - open documents, their parses and analyses
+  (:class:`nexa_lsp.server.documents.DocumentStore`);
+* ``server.settings_for(uri)`` - the ``nexa.*`` settings in force for a document;
+* ``server.settings_listeners`` - callables run after the settings change;
+* ``server.log(message, level)`` - a ``window/logMessage``.
+
+The runs feature (`nexa_lsp/server/runs.py`, code lenses and the ``nexa.*`` run
+commands) plugs in the same way and owns ``textDocument/codeLens``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib
+import inspect
+import logging
+import traceback
+from collections.abc import Callable, Generator
+from typing import Any, TypeVar
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+from nexa_lsp import __version__
+from nexa_lsp.server.documents import DocumentStore, normal_path, path_of_uri
+from nexa_lsp.server.settings import ServerSettings
+
+logger = logging.getLogger(__name__)
+
+#: Feature modules, registered in this order (missing modules are skipped).
+FEATURE_MODULES = (
+    "nexa_lsp.server.sync",
+    "nexa_lsp.server.features",
+    "nexa_lsp.server.runs",
+)
+
+REQUEST_FAILED = -32803
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class RequestFailed(JsonRpcException):
+    """A request that cannot be answered for a reason the user can act on."""
+
+    CODE = REQUEST_FAILED
+    MESSAGE = "Request failed"
+
+
+class NexaProtocol(LanguageServerProtocol):
+    """Positions are always UTF-16: the syntax layer converts offsets for that encoding only."""
+
+    @lsp_method(lsp.INITIALIZE)
+    def lsp_initialize(self, params: lsp.InitializeParams) -> Generator[Any, Any, lsp.InitializeResult]:
+        general = params.capabilities.general
+        if general is not None and general.position_encodings:
+            # every client supports UTF-16; offering only it keeps conversions exact
+            general.position_encodings = [lsp.PositionEncodingKind.Utf16]
+        result: lsp.InitializeResult = yield from super().lsp_initialize(params)
+        return result
+
+
+class NexaLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("nexa-lsp", __version__, protocol_cls=NexaProtocol, max_workers=4)
+        self.documents = DocumentStore()
+        self.settings = ServerSettings()
+        self.folder_settings: dict[str, ServerSettings] = {}
+        self.initialization_options: object = None
+        self.settings_listeners: list[Callable[[], None]] = []
+        self.registered_modules: list[str] = []
+
+    # -- client facts
+
+    @property
+    def push_diagnostics(self) -> bool:
+        """Push (`publishDiagnostics`) unless the client pulls (`textDocument/diagnostic`)."""
+        caps = self.client_capabilities.text_document
+        return caps is None or caps.diagnostic is None
+
+    def client_supports(self, dotted: str) -> bool:
+        """True when the client capability at ``dotted`` (snake_case path) is present and not false."""
+        value: Any = self.client_capabilities
+        for part in dotted.split("."):
+            value = getattr(value, part, None)
+            if value is None:
+                return False
+        return value is not False
+
+    # -- settings
+
+    def settings_for(self, uri: str | None) -> ServerSettings:
+        """The settings of the workspace folder holding ``uri`` (else the global ones)."""
+        if uri is not None and self.folder_settings:
+            best = ""
+            for folder in self.folder_settings:
+                if uri.startswith(folder.rstrip("/") + "/") and len(folder) > len(best):
+                    best = folder
+            if best:
+                return self.folder_settings[best]
+        return self.settings
+
+    def refresh_folders(self) -> None:
+        folders = []
+        try:
+            workspace = self.workspace
+        except RuntimeError:
+            return
+        for folder in workspace.folders.values():
+            path = path_of_uri(folder.uri)
+            if path is not None:
+                folders.append(path)
+        if not folders and workspace.root_path:
+            folders.append(normal_path(workspace.root_path))
+        self.documents.folders = folders
+        self.documents.forget_disk()
+
+    # -- logging and errors
+
+    def log(self, message: str, level: lsp.MessageType = lsp.MessageType.Log) -> None:
+        try:
+            self.window_log_message(lsp.LogMessageParams(type=level, message=message))
+        except Exception:  # no client connection (tests, shutdown)
+            logger.log(logging.ERROR if level == lsp.MessageType.Error else logging.INFO, message)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # request errors are answered and logged by the handler wrapper; everything else is logged here
+        self.log(f"nexa-lsp internal error: {error}", lsp.MessageType.Error)
+
+    def _guard(self, name: str, handler: Callable[..., Any], notification: bool) -> Callable[..., Any]:
+        def failed(exc: BaseException) -> Exception | None:
+            if isinstance(exc, JsonRpcException):
+                self.log(f"{name}: {exc}", lsp.MessageType.Warning)
+                return None if notification else exc
+            detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-6))
+            self.log(f"{name} failed: {type(exc).__name__}: {exc}\n{detail}", lsp.MessageType.Error)
+            if notification:
+                return None
+            return JsonRpcInternalError(message=f"nexa-lsp could not answer {name}: {type(exc).__name__}: {exc}")
+
+        if inspect.iscoroutinefunction(handler):
+
+            @functools.wraps(handler)
+            async def guarded_async(*args: Any) -> Any:
+                try:
+                    return await handler(*args)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    err = failed(exc)
+                    if err is None:
+                        return None
+                    raise err from exc
+
+            return guarded_async
+
+        @functools.wraps(handler)
+        def guarded(*args: Any) -> Any:
+            try:
+                return handler(*args)
+            except Exception as exc:
+                err = failed(exc)
+                if err is None:
+                    return None
+                raise err from exc
+
+        return guarded
+
+    def feature(self, feature_name: str, options: Any | None = None) -> Callable[[F], F]:
+        """Register an LSP feature whose failures become LSP errors and log messages."""
+        register = super().feature(feature_name, options)
+        notification = not _is_request(feature_name)
+
+        def decorator(handler: F) -> F:
+            register(self._guard(feature_name, handler, notification))
+            return handler
+
+        return decorator
+
+    def command(self, command_name: str) -> Callable[[F], F]:
+        """Register a ``workspace/executeCommand`` command (failures become LSP errors)."""
+        register = super().command(command_name)
+
+        def decorator(handler: F) -> F:
+            guarded = self._guard(command_name, handler, False)
+            register(guarded)
+            return handler
+
+        return decorator
+
+
+def _is_request(method: str) -> bool:
+    message_types = lsp.METHOD_TO_TYPES.get(method)
+    if message_types is None:
+        return True
+    return hasattr(message_types[0], "id")
+
+
+def create_server(modules: tuple[str, ...] = FEATURE_MODULES) -> NexaLanguageServer:
+    """A server with every available feature module registered."""
+    server = NexaLanguageServer()
+    for name in modules:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        module.register(server)
+        server.registered_modules.append(name)
+    return server

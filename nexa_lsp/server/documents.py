@@ -1,0 +1,234 @@
+"""Open documents, files read from disk, and how includes find them.
+
+Each open document keeps its latest parse and re-parses only when its text
+changed, passing the previous parse so untouched chunks are reused. Files that
+are not open (included files, workspace files for cross-file features) are read
+from disk and parsed once per modification time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pygls.uris import from_fs_path, to_fs_path
+
+if TYPE_CHECKING:
+    from lsprotocol import types as lsp
+
+    from nexa_lsp.analysis.symbols import Analysis
+    from nexa_lsp.ide.actions import MigrationPlan
+    from nexa_lsp.syntax.diagnostics import Diagnostic
+    from nexa_lsp.syntax.source import SourceFile
+
+SOURCE_SUFFIXES = (".nx", ".nxlib")
+MAX_WORKSPACE_FILES = 5000
+
+
+def normal_path(path: str | Path) -> Path:
+    """One spelling per file (absolute, normalised; symlinks are kept)."""
+    return Path(os.path.normpath(os.path.abspath(path)))
+
+
+def path_of_uri(uri: str) -> Path | None:
+    if not uri.startswith("file:"):
+        return None
+    fs_path = to_fs_path(uri)
+    return normal_path(fs_path) if fs_path else None
+
+
+def uri_of_path(path: Path) -> str:
+    return str(from_fs_path(str(path)))
+
+
+@dataclass(slots=True, eq=False)
+class Checked:
+    """Diagnostics of one document version, in both forms."""
+
+    version: int | None
+    diagnostics: list[Diagnostic]
+    lsp: list[lsp.Diagnostic]
+    result_id: str
+
+
+@dataclass(slots=True, eq=False)
+class DocumentState:
+    """What the server knows about one open document."""
+
+    uri: str
+    path: Path | None
+    text: str
+    version: int | None
+    source: SourceFile | None = None  # parse of ``text`` (None until needed)
+    checked: Checked | None = None  # diagnostics of ``version``
+    include_paths: set[Path] = field(default_factory=set)  # files the last check resolved includes to
+    tokens: tuple[str, list[int]] | None = None  # last semantic tokens (result id, data)
+    migration: tuple[int | None, MigrationPlan] | None = None
+    pending: Any = None  # the scheduled diagnostics run (asyncio handle)
+
+
+@dataclass(slots=True)
+class _DiskEntry:
+    stamp: tuple[int, int]
+    text: str | None
+    source: SourceFile | None
+
+
+class DocumentStore:
+    """Open documents by URI, and parsed files from disk by path."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, DocumentState] = {}
+        self._by_path: dict[Path, DocumentState] = {}
+        self._disk: dict[Path, _DiskEntry] = {}
+        self.folders: list[Path] = []
+        self._workspace_files: list[Path] | None = None
+
+    # -- open documents
+
+    def open(self, uri: str, text: str, version: int | None) -> DocumentState:
+        path = path_of_uri(uri)
+        state = DocumentState(uri, path, text, version)
+        self._open[uri] = state
+        if path is not None:
+            self._by_path[path] = state
+        return state
+
+    def change(self, uri: str, text: str, version: int | None) -> DocumentState | None:
+        state = self._open.get(uri)
+        if state is None:
+            return None
+        state.text = text
+        state.version = version
+        state.checked = None
+        return state
+
+    def close(self, uri: str) -> DocumentState | None:
+        state = self._open.pop(uri, None)
+        if state is not None and state.path is not None and self._by_path.get(state.path) is state:
+            del self._by_path[state.path]
+        return state
+
+    def get(self, uri: str) -> DocumentState | None:
+        return self._open.get(uri)
+
+    def __iter__(self) -> Iterator[DocumentState]:
+        return iter(list(self._open.values()))
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def parsed(self, state: DocumentState) -> SourceFile:
+        """The parse of the document's current text (re-parsing only what changed)."""
+        from nexa_lsp.syntax.source import parse_source
+
+        source = state.source
+        if source is None or (source.text is not state.text and source.text != state.text):
+            state.source = parse_source(state.text, source)
+        assert state.source is not None
+        return state.source
+
+    # -- files on disk
+
+    def read(self, path: Path) -> SourceFile | None:
+        """The parse of a file: the open document's when it is open, else from disk (cached)."""
+        state = self._by_path.get(path)
+        if state is not None:
+            return self.parsed(state)
+        return self._disk_entry(path)[1]
+
+    def disk_text(self, path: Path) -> str | None:
+        state = self._by_path.get(path)
+        if state is not None:
+            return state.text
+        return self._disk_entry(path)[0]
+
+    def _disk_entry(self, path: Path) -> tuple[str | None, SourceFile | None]:
+        try:
+            st = path.stat()
+        except OSError:
+            self._disk.pop(path, None)
+            return None, None
+        stamp = (st.st_mtime_ns, st.st_size)
+        entry = self._disk.get(path)
+        if entry is not None and entry.stamp == stamp:
+            return entry.text, entry.source
+        from nexa_lsp.syntax.files import read_source
+        from nexa_lsp.syntax.source import parse_source
+
+        read = read_source(path)
+        source = parse_source(read.text) if read.text is not None else None
+        self._disk[path] = _DiskEntry(stamp, read.text, source)
+        return read.text, source
+
+    def forget_disk(self, path: Path | None = None) -> None:
+        if path is None:
+            self._disk.clear()
+            self._workspace_files = None
+        else:
+            self._disk.pop(path, None)
+
+    # -- includes
+
+    def base_for(self, path: Path | None) -> Path | None:
+        """The including path to resolve relative includes of a document without a file."""
+        if path is not None:
+            return path
+        return self.folders[0] / "untitled.nx" if self.folders else None
+
+    def locate(self, include: str, including: Path | None) -> tuple[Path | None, SourceFile | None]:
+        """Find an included file: open documents first, then disk (2.x search order)."""
+        from nexa_lsp.analysis.workspace import include_candidates
+
+        for candidate in include_candidates(include, self.base_for(including)):
+            path = normal_path(candidate)
+            if path in self._by_path:
+                return path, self.read(path)
+            if path.is_file():
+                return path, self.read(path)
+        return None, None
+
+    def analysis(self, state: DocumentState) -> Analysis:
+        """Names of the document resolved against its includes (memoised per version)."""
+        from nexa_lsp.analysis.symbols import analyze
+
+        source = self.parsed(state)
+        return analyze(source, state.path, self.locate)
+
+    def analysis_of_file(self, path: Path) -> Analysis | None:
+        from nexa_lsp.analysis.symbols import analyze
+
+        source = self.read(path)
+        if source is None:
+            return None
+        return analyze(source, path, self.locate)
+
+    def dependents(self, path: Path) -> list[DocumentState]:
+        """Open documents whose includes resolved to ``path``."""
+        return [s for s in self._open.values() if path in s.include_paths]
+
+    # -- workspace files
+
+    def workspace_files(self) -> list[Path]:
+        """`.nx` / `.nxlib` files of the workspace folders (hidden folders skipped; capped)."""
+        if self._workspace_files is None:
+            found: list[Path] = []
+            for folder in self.folders:
+                for root, dirs, files in os.walk(folder):
+                    dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__")]
+                    for name in files:
+                        if name.endswith(SOURCE_SUFFIXES):
+                            found.append(normal_path(os.path.join(root, name)))
+                    if len(found) >= MAX_WORKSPACE_FILES:
+                        break
+            self._workspace_files = sorted(set(found))[:MAX_WORKSPACE_FILES]
+        return self._workspace_files
+
+    def known_files(self) -> list[Path]:
+        """Workspace files and the paths of open documents."""
+        paths = set(self.workspace_files())
+        paths.update(self._by_path)
+        return sorted(paths)
