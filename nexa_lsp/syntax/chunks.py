@@ -16,6 +16,7 @@ top-level item; everything else is skipped inside the regex engine.
 from __future__ import annotations
 
 import itertools
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -110,11 +111,13 @@ _NAME_EXPECTING = frozenset(
 _SCAN = re.compile(
     r"""
       (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
-    | (?P<string>(?:template[ \t\r\n]*)?\"\"\".*?(?:\"\"\"|\Z)|r?"[^"]*(?:"|\Z))
+    | (?P<string>\"\"\".*?(?:\"\"\"|\Z)|"[^"]*(?:"|\Z))
     | (?P<open>[{(\[])
     | (?P<close>[})\]])
     | (?P<deco>@[A-Za-z_]\w*)
-    | (?<![\w.])(?P<word>[A-Za-z_]\w*)
+    | (?<![\w.])(?P<word>"""
+    + "|".join(sorted(ITEM_KEYWORDS, key=len, reverse=True))
+    + r""")(?!\w)
     """,
     re.S | re.X,
 )
@@ -136,54 +139,135 @@ class Comment:
     end: int
 
 
+@dataclass(frozen=True, slots=True)
+class ChunkLayout:
+    """The chunks and comments of one text (kept to split the next version faster)."""
+
+    text: str
+    chunks: list[Chunk]
+    comments: list[Comment]
+
+
 def split_chunks(text: str) -> tuple[list[Chunk], list[Comment]]:
     """Chunks covering all of ``text`` in order, and the comments found."""
-    boundaries = [0]
+    layout = layout_chunks(text)
+    return layout.chunks, layout.comments
+
+
+def layout_chunks(text: str, previous: ChunkLayout | None = None) -> ChunkLayout:
+    """Split ``text``; with the layout of an earlier version, only the edited stretch is scanned.
+
+    Scanning restarts at the last chunk boundary before the edit (the scan state
+    is reset at every boundary) and stops at the first boundary after the edit
+    that the old layout also had, shifted by the edit's length change.
+    """
+    if previous is None or not previous.chunks:
+        boundaries, comments, _ = _scan(text, 0, None)
+        return _layout(text, boundaries, comments)
+    old = previous.text
+    prefix = _common_prefix(old, text)
+    if prefix == len(old) == len(text):
+        return ChunkLayout(text, previous.chunks, previous.comments)
+    suffix = _common_suffix(old, text, prefix)
+    delta = len(text) - len(old)
+    old_starts = [c.start for c in previous.chunks]
+    # restart one chunk before the chunk holding the first changed character, so the
+    # keyword that starts the edited chunk is itself scanned again
+    restart_index = max(0, bisect.bisect_right(old_starts, max(0, prefix - 1)) - 2)
+    restart = old_starts[restart_index]
+    edit_end_new = len(text) - suffix
+    old_after = {b + delta for b in old_starts if b + delta > edit_end_new and b >= len(old) - suffix}
+    boundaries, comments, synced_at = _scan(text, restart, old_after)
+    head = old_starts[:restart_index]
+    comments_before = [c for c in previous.comments if c.end <= restart]
+    if synced_at is None:
+        return _layout(text, head + boundaries, comments_before + comments)
+    tail = [b + delta for b in old_starts if b + delta >= synced_at]
+    old_sync = synced_at - delta
+    comments_after = [Comment(c.start + delta, c.end + delta) for c in previous.comments if c.start >= old_sync]
+    return _layout(text, head + boundaries + tail, comments_before + comments + comments_after)
+
+
+def _layout(text: str, boundaries: list[int], comments: list[Comment]) -> ChunkLayout:
+    if not boundaries or boundaries[0] != 0:
+        boundaries = [0, *boundaries]
+    ends = [*boundaries[1:], len(text)]
+    chunks = [Chunk(a, b) for a, b in zip(boundaries, ends, strict=True) if b > a]
+    if not chunks:
+        chunks = [Chunk(0, len(text))]
+    return ChunkLayout(text, chunks, comments)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix (binary search over C-speed slice compares)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, prefix: int) -> int:
+    """Length of the common suffix that does not overlap the common prefix."""
+    lo, hi = 0, min(len(a), len(b)) - prefix
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid : len(a) - lo] == b[len(b) - mid : len(b) - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _scan(text: str, start: int, sync: set[int] | None) -> tuple[list[int], list[Comment], int | None]:
+    """Boundaries and comments from ``start``; stops at a boundary in ``sync`` (returned third)."""
+    boundaries = [start]
     comments: list[Comment] = []
     depth = 0
     in_decorated = False  # a chunk that began with decorators, before its `{`
-    for match in _SCAN.finditer(text):
+    for match in _SCAN.finditer(text, start):
         kind = match.lastgroup
         if kind == "comment":
             comments.append(Comment(match.start(), match.end()))
-        elif kind == "string":
             continue
-        elif kind == "open":
+        if kind == "string":
+            continue
+        if kind == "open":
             depth += 1
             if match.group() == "{":
                 in_decorated = False
-        elif kind == "close":
+            continue
+        if kind == "close":
             depth = max(0, depth - 1)
-        elif kind == "deco":
-            start = match.start()
-            if match.group() == "@tool" or _at_line_start(text, start):
+            continue
+        before = len(boundaries)
+        pos = match.start()
+        if kind == "deco":
+            if match.group() == "@tool" or _at_line_start(text, pos):
                 if depth == 0 and not in_decorated:
-                    _add_boundary(boundaries, start)
-                elif depth > 0 and _at_line_start(text, start) and _column(text, start) == 0:
+                    _add_boundary(boundaries, pos)
+                elif depth > 0 and _at_line_start(text, pos) and _column(text, pos) == 0:
                     depth = 0
-                    _add_boundary(boundaries, start)
+                    _add_boundary(boundaries, pos)
                 in_decorated = True
         else:
             word = match.group()
-            if word not in ITEM_KEYWORDS:
-                continue
-            start = match.start()
             if depth == 0:
-                if in_decorated and word == "agent":
-                    continue
-                if _continues_previous(text, start):
+                if (in_decorated and word == "agent") or _continues_previous(text, pos):
                     continue
                 in_decorated = False
-                _add_boundary(boundaries, start)
-            elif word in RESYNC_KEYWORDS and _column(text, start) == 0 and _RESYNC_AFTER.match(text, match.end()):
+                _add_boundary(boundaries, pos)
+            elif word in RESYNC_KEYWORDS and _column(text, pos) == 0 and _RESYNC_AFTER.match(text, match.end()):
                 depth = 0
                 in_decorated = False
-                _add_boundary(boundaries, start)
-    boundaries.append(len(text))
-    chunks = [Chunk(a, b) for a, b in itertools.pairwise(boundaries) if b > a or len(text) == 0]
-    if not chunks:
-        chunks = [Chunk(0, len(text))]
-    return chunks, comments
+                _add_boundary(boundaries, pos)
+        if sync is not None and len(boundaries) > before and boundaries[-1] in sync:
+            synced = boundaries.pop()
+            return boundaries, comments, synced
+    return boundaries, comments, None
 
 
 def _add_boundary(boundaries: list[int], offset: int) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.build import build_chunk
-from nexa_lsp.syntax.chunks import Comment, split_chunks
+from nexa_lsp.syntax.chunks import ChunkLayout, Comment, layout_chunks
 from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Related, Severity, TextEdit
 from nexa_lsp.syntax.grammar import parser_for
 from nexa_lsp.syntax.recovery import parse_chunk
@@ -47,6 +47,7 @@ class SourceFile:
     chunks: list[ParsedChunk]
     reused_chunks: int = 0
     _lines: LineIndex | None = field(default=None, repr=False)
+    _layout: ChunkLayout | None = field(default=None, repr=False)
 
     @property
     def lines(self) -> LineIndex:
@@ -76,14 +77,21 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
         body = _blank(body, 0, len(body) if newline == -1 else newline)
     if scan.declaration is not None:
         body = _blank(body, scan.declaration.start, scan.declaration.end)
-    lines = LineIndex(text)
+    line_index: list[LineIndex] = []  # built only if a message needs a position
+
+    def lines() -> LineIndex:
+        if not line_index:
+            line_index.append(LineIndex(text))
+        return line_index[0]
+
     parser = parser_for(scan.path)
     reusable: dict[str, list[ParsedChunk]] = {}
     if previous is not None:
         for old in previous.chunks:
             if old.path is scan.path:
                 reusable.setdefault(old.text, []).append(old)
-    chunk_ranges, comments = split_chunks(body)
+    layout = layout_chunks(body, previous._layout if previous is not None else None)
+    chunk_ranges, comments = layout.chunks, layout.comments
     chunks: list[ParsedChunk] = []
     reused = 0
     for rng in chunk_ranges:
@@ -99,7 +107,7 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
         base = rng.start
 
         def position_text(offset: int, base: int = base) -> str:
-            pos = lines.position(base + offset)
+            pos = lines().position(base + offset)
             return f"{pos.line + 1}:{pos.character + 1}"
 
         parsed = parse_chunk(parser, chunk_text, position_text)
@@ -148,7 +156,18 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
         )
     diagnostics = _dedupe(diagnostics)
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
-    return SourceFile(text, scan.path, scan, items, diagnostics, comments, chunks, reused, lines)
+    return SourceFile(
+        text,
+        scan.path,
+        scan,
+        items,
+        diagnostics,
+        comments,
+        chunks,
+        reused,
+        line_index[0] if line_index else None,
+        layout,
+    )
 
 
 def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -112,6 +112,23 @@ def test_large_file_time_grows_linearly() -> None:
 
 
 def test_five_megabyte_source_is_handled() -> None:
-    text = "// " + "注释 comment text " * 300_000 + "\nagent A { prompt: \"p\" }\n"
+    text = "// " + "注释 comment text " * 300_000 + '\nagent A { prompt: "p" }\n'
     assert len(text.encode("utf-8")) > 5_000_000
     assert _timed(text) < 30
+
+
+@given(
+    nexa_sources(),
+    st.integers(0, 10_000),
+    st.integers(0, 40),
+    st.sampled_from(["", "}", "{", "agent X ", "\n", '"', "/*", "// c\n", "flow f { }\n", "中😀"]),
+)
+def test_incremental_layout_after_any_edit_matches_a_fresh_split(base: str, at: int, length: int, insert: str) -> None:
+    from nexa_lsp.syntax.chunks import layout_chunks
+
+    at = min(at, len(base))
+    edited = base[:at] + insert + base[at + length :]
+    incremental = layout_chunks(edited, layout_chunks(base))
+    fresh = layout_chunks(edited)
+    assert incremental.chunks == fresh.chunks
+    assert incremental.comments == fresh.comments
