@@ -15,7 +15,6 @@ top-level item; everything else is skipped inside the regex engine.
 
 from __future__ import annotations
 
-import itertools
 import bisect
 import re
 from dataclasses import dataclass
