@@ -1028,7 +1028,7 @@ class _Findings:
         inputs = [site.piped] if site.piped is not None else []
         if site.call is not None:
             skip = 1 if site.kind in ("continue", "resume") and site.piped is None else 0
-            inputs.extend(arg.value for arg in site.call.args[skip:] if arg.name is None)
+            inputs.extend(arg.value for arg in site.call.args[skip:])
         return inputs
 
     @staticmethod
@@ -1463,13 +1463,14 @@ def _declaration_edit(source: SourceFile) -> TextEdit | None:
         return None
     if decl is None:
         text = source.text
+        eol = "\r\n" if "\r\n" in text else "\n"
         pos = 1 if text.startswith("\ufeff") else 0
         if text.startswith("#!", pos):
             newline = text.find("\n", pos)
             pos = len(text) if newline == -1 else newline + 1
-            prefix = "" if newline != -1 else "\n"
-            return TextEdit(absolute_span(pos, pos), f"{prefix}nexa 3.0;\n")
-        return TextEdit(absolute_span(pos, pos), "nexa 3.0;\n")
+            prefix = "" if newline != -1 else eol
+            return TextEdit(absolute_span(pos, pos), f"{prefix}nexa 3.0;{eol}")
+        return TextEdit(absolute_span(pos, pos), f"nexa 3.0;{eol}")
     if decl.problem is None and decl.version == "2.4":
         return TextEdit(absolute_span(decl.version_start, decl.version_end), "3.0")
     return None
