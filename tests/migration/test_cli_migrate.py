@@ -12,7 +12,8 @@ from nexa_lsp.syntax import VersionPath, parse_source
 from .helpers import errors_30
 
 AGENT = 'agent Writer { prompt: "写作" }\n'
-GOOD = AGENT + 'flow main {\n    draft = Writer.run("一首诗")\n    better = Writer.run("shorter")\n    print(better)\n}\n'
+GOOD = AGENT + ('flow main {\n    draft = Writer.run("一首诗")\n    better = Writer.run("shorter")\n'
+                '    print(better)\n}\n')
 BLOCKED = AGENT + 'flow main {\n    loop { d = Writer.run("again") } until ("good enough")\n}\n'
 
 

@@ -9,7 +9,8 @@ from nexa_lsp.syntax import VersionPath, parse_source
 from .helpers import errors_30
 
 AGENT = 'agent Writer { prompt: "写作" }\n'
-PROGRAM = AGENT + 'flow main {\n    draft = Writer.run("一首诗 😀")\n    better = Writer.run("shorter")\n    print(better)\n}\n'
+PROGRAM = AGENT + ('flow main {\n    draft = Writer.run("一首诗 😀")\n    better = Writer.run("shorter")\n'
+                   '    print(better)\n}\n')
 
 
 def test_migrates_with_declaration_and_rewrites_and_edits_reproduce_the_text() -> None:

@@ -185,7 +185,8 @@ def test_nxm006_negative_piped_run_member_is_a_run_with_a_structural_rewrite() -
 
 
 def test_nxm010_unguarded_continue_of_an_approval_agent_run_with_the_guard_fix() -> None:
-    text = V30 + APPROVAL_TOOL + 'flow main {\n    r = Buyer.execute("a book")\n    r2 = Buyer.continue(r, "a pen")\n}\n'
+    text = V30 + APPROVAL_TOOL + ('flow main {\n    r = Buyer.execute("a book")\n'
+                                  '    r2 = Buyer.continue(r, "a pen")\n}\n')
     diag = only(text, "NXM010")
     assert diag.severity is Severity.WARNING and "waiting_approval" in diag.message
     guard = diag.fixes[0]

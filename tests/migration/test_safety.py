@@ -10,7 +10,7 @@ import pytest
 
 from nexa_lsp.analysis.migration import migrate_source
 
-from .helpers import V30, apply, errors_30, only
+from .helpers import V30, apply, errors_30, lint, only
 
 AGENT = 'agent Writer { prompt: "write" }\nagent Critic { prompt: "judge" }\n'
 
@@ -70,18 +70,12 @@ def test_value_uses_read_the_output_explicitly_and_stay_safe(body: str, expected
 ])
 def test_meaning_changes_make_the_rewrite_unsafe(body: str, reason: str) -> None:
     text = V30 + AGENT + body
-    diag = [d for d in only_codes(text, ("NXM002",))][0]
+    [diag] = [d for d in lint(text) if d.code == "NXM002"]
     fix = diag.fixes[0]
     assert not fix.safe
     assert reason in (fix.why_unsafe or "")
     assert reason in diag.message
     assert migrate_source(AGENT + body).blocked
-
-
-def only_codes(text: str, wanted: tuple[str, ...]) -> list:  # type: ignore[type-arg]
-    from .helpers import lint
-
-    return [d for d in lint(text) if d.code in wanted]
 
 
 def test_protocol_agents_return_objects_in_24() -> None:
@@ -121,7 +115,7 @@ def test_flow_results_that_callers_use_as_values_are_unsafe() -> None:
 def test_history_shared_with_other_flows_is_unsafe() -> None:
     calls_first = ('flow helper { Writer.run("warm up") }\n'
                    'flow main { helper()\n r = Writer.run("a")\n print(r) }\n')
-    diags = [d for d in only_codes(V30 + AGENT + calls_first, ("NXM002",)) if "main" in d.message]
+    diags = [d for d in lint(V30 + AGENT + calls_first) if d.code == "NXM002" and "main" in d.message]
     assert len(diags) == 1
     fix = diags[0].fixes[0]
     assert not fix.safe and "flow `helper` (called on line" in (fix.why_unsafe or "")
