@@ -1,0 +1,1089 @@
+"""Runs inside the editor: code lenses, run code actions, run-aware diagnostics and the
+``nexa.*`` run commands of docs/commands.md, with runs executing in the background.
+
+* A run is driven on its own thread by the runtime (``NexaAgent.execute`` /
+  ``continue_run``); the event loop only receives its saves and events, so hover,
+  completion and every other request keep being answered while a run streams.
+* Every step is saved through the runtime's ``save`` into the workspace's store
+  (``nexa.runs.store``, default ``.nexa/runs.sqlite3`` in the workspace folder).
+* Work-done progress reports the run's status, streamed text and tool activity;
+  cancelling the progress cancels the run. ``nexa.showRun`` writes a Markdown transcript
+  under ``.nexa/transcripts/`` (next to the store), opens it with ``window/showDocument``
+  and rewrites it while the run goes on.
+* After a run changes state: ``nexa/runsChanged``, ``workspace/codeLens/refresh`` and the
+  run-aware diagnostics (pushed again, or ``workspace/diagnostic/refresh``).
+* A refused command answers with an LSP error whose message is the runtime's reason and
+  shows it with ``window/showMessage``; nothing is saved or changed.
+* Nothing runs unless a command is invoked: lenses, actions and diagnostics only read an
+  existing store (never create one) and build agents without importing user code.
+* Provider keys come from the environment or from the client setting
+  ``nexa.runs.providerSettings``; they go to the provider only (never to the store,
+  transcripts, logs, progress or diagnostics).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import getpass
+import hashlib
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from lsprotocol import types as lsp
+
+from nexa_lsp.analysis.run_codes import RUN_CODES
+from nexa_lsp.ide import runs as ide
+from nexa_lsp.runtime.agent import NexaAgent
+from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
+from nexa_lsp.runtime.continuation import resume_blockers
+from nexa_lsp.runtime.control import approve, cancel_run, deny, recover_tool_call
+from nexa_lsp.runtime.errors import ApprovalPendingError, NexaRuntimeError
+from nexa_lsp.runtime.events import (
+    ApprovalNeeded,
+    CancelToken,
+    RunEvent,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from nexa_lsp.runtime.providers import provider_from_settings
+from nexa_lsp.runtime.providers.base import Provider
+from nexa_lsp.runtime.run_state import RunConfig, RunState, RunStatus
+from nexa_lsp.runtime.settings import Settings
+from nexa_lsp.runtime.summary import RunSummary
+from nexa_lsp.runtime.transcript import render_transcript
+from nexa_lsp.server.documents import Checked, DocumentState, normal_path, path_of_uri, uri_of_path
+
+if TYPE_CHECKING:
+    from nexa_lsp.server.app import NexaLanguageServer
+    from nexa_lsp.server.settings import ServerSettings
+    from nexa_lsp.syntax.diagnostics import Diagnostic
+    from nexa_lsp.syntax.source import SourceFile
+
+RUNS_CHANGED = "nexa/runsChanged"
+#: Newest runs of a file read for lenses, actions and diagnostics (unsettled runs always).
+RECENT_RUNS = 50
+#: Seconds between two progress reports / transcript rewrites of one run.
+REPORT_INTERVAL = 0.1
+#: Seconds ``nexa.cancel`` waits for a live run to stop.
+CANCEL_WAIT = 10.0
+#: Characters of streamed text shown in a progress report.
+REPORT_TEXT = 80
+
+
+class Refused(Exception):
+    """A command the runtime (or the editor's rules) refuses; ``str`` is the reason."""
+
+
+# --- live runs -------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class LiveRun:
+    """A run this server is driving on a background thread."""
+
+    agent: str
+    store: SQLiteCheckpointStore
+    transcripts: Path
+    cancel: CancelToken = field(default_factory=CancelToken)
+    run_id: str | None = None
+    state: RunState | None = None
+    streamed: list[str] = field(default_factory=list)
+    activity: str = ""
+    progress: str | None = None  # work-done progress token, once begun
+    started: asyncio.Future[RunState] | None = None
+    finished: asyncio.Future[RunState] | None = None
+    thread: threading.Thread | None = None
+    report_pending: bool = False
+    last_report: float = 0.0
+
+    @property
+    def status(self) -> str:
+        return "running" if self.state is None else self.state.status.value
+
+
+@dataclass(frozen=True)
+class _ViewKey:
+    stamp: tuple[int, ...]
+    generation: int
+    enabled: bool
+    provider: str
+    folders: tuple[Path, ...]
+
+
+class RunFeatures:
+    """The runs feature of one server (see the module docstring)."""
+
+    def __init__(self, server: NexaLanguageServer) -> None:
+        self.server = server
+        self.live: dict[str, LiveRun] = {}  # by run id
+        self._starting: set[LiveRun] = set()
+        self._stores: dict[Path, SQLiteCheckpointStore] = {}
+        self._store_lock = threading.Lock()
+        self._followed: dict[str, Path] = {}  # run id -> transcript kept current
+        self._generation = 0
+        self._views: dict[str, tuple[_ViewKey, SourceFile, list[ide.AgentView]]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        atexit.register(self.stop_all)
+
+    # --- places ---------------------------------------------------------------------------------
+
+    def _folder_of(self, path: Path | None) -> Path:
+        """The workspace folder holding ``path`` (longest match), else its directory."""
+        folders = self.server.documents.folders
+        if path is not None:
+            best: Path | None = None
+            for folder in folders:
+                if (path == folder or folder in path.parents) and (best is None or len(str(folder)) > len(str(best))):
+                    best = folder
+            if best is not None:
+                return best
+            return path.parent
+        if folders:
+            return folders[0]
+        return normal_path(os.getcwd())
+
+    def _settings(self, path: Path | None) -> ServerSettings:
+        folder = self._folder_of(path)
+        return self.server.settings_for(uri_of_path(folder / "_"))
+
+    def _store_path(self, path: Path | None) -> Path:
+        folder = self._folder_of(path)
+        store = Path(self._settings(path).runs_store or ".nexa/runs.sqlite3").expanduser()
+        return store if store.is_absolute() else folder / store
+
+    def _store(self, store_path: Path, create: bool) -> SQLiteCheckpointStore | None:
+        """The store at ``store_path``; an absent file is created only when ``create``."""
+        with self._store_lock:
+            store = self._stores.get(store_path)
+            if store is None:
+                if not create and not store_path.is_file():
+                    return None
+                store = SQLiteCheckpointStore(store_path)
+                self._stores[store_path] = store
+            return store
+
+    def _known_store_paths(self) -> list[Path]:
+        paths = [self._store_path(folder / "_") for folder in self.server.documents.folders]
+        with self._store_lock:
+            paths += [p for p in self._stores if p not in paths]
+        return paths
+
+    def _locate(self, run_id: str) -> tuple[SQLiteCheckpointStore, RunState]:
+        """The store holding ``run_id`` and the run (the live state when it is running here)."""
+        live = self.live.get(run_id)
+        if live is not None and live.state is not None:
+            return live.store, live.state
+        for store_path in self._known_store_paths():
+            store = self._store(store_path, create=False)
+            if store is None:
+                continue
+            state = store.get(run_id)
+            if state is not None:
+                return store, state
+        places = ", ".join(str(p) for p in self._known_store_paths()) or "no store"
+        raise Refused(f"NXR021: no run {run_id!r} in {places}")
+
+    # --- documents and agents -----------------------------------------------------------------
+
+    def _document_source(self, uri: str) -> tuple[Path | None, SourceFile]:
+        state = self.server.documents.get(uri)
+        if state is not None:
+            return state.path, self.server.documents.parsed(state)
+        path = path_of_uri(uri)
+        source = self.server.documents.read(path) if path is not None else None
+        if source is None:
+            raise Refused(f"NXR042: cannot read {uri}: it is neither open in the editor nor a readable file")
+        return path, source
+
+    def _agent(self, uri: str, name: str) -> tuple[Path | None, NexaAgent]:
+        path, source = self._document_source(uri)
+        declared = ide.agent_declarations(source)
+        decl = next((d for d in declared if d.name == name), None)
+        if decl is None:
+            available = ", ".join(d.name for d in declared) or "none"
+            raise Refused(f"NXR042: {path or uri} declares no agent {name!r} (agents: {available})")
+        agent, problem = ide.build_agent(source, decl, path)
+        if agent is None:
+            raise Refused(problem or f"NXR042: agent {name} cannot be built")
+        return path, agent
+
+    def _agent_of_run(self, state: RunState) -> tuple[Path | None, NexaAgent]:
+        source = state.metadata.source
+        if not source:
+            raise Refused(
+                f"run {state.run_id} was not started from a .nx file, so the editor cannot rebuild its agent; "
+                "use the Python API or `nexa-lsp agent --resume/--continue ... --file FILE`"
+            )
+        return self._agent(uri_of_path(normal_path(source)), state.agent)
+
+    # --- views (lenses, actions, diagnostics) --------------------------------------------------
+
+    def _stamp(self, store_path: Path) -> tuple[int, ...]:
+        stamp: list[int] = []
+        for suffix in ("", "-wal"):
+            try:
+                st = os.stat(str(store_path) + suffix)
+                stamp += [st.st_mtime_ns, st.st_size]
+            except OSError:
+                stamp += [0, 0]
+        return tuple(stamp)
+
+    def _stored_runs(self, store: SQLiteCheckpointStore, source_path: Path) -> list[RunState]:
+        source = str(source_path.resolve())
+        found = {s.run_id: s for s in store.list_states(source=source, limit=RECENT_RUNS)}
+        for status in (RunStatus.RUNNING, RunStatus.WAITING_APPROVAL):
+            found.update((s.run_id, s) for s in store.list_states(source=source, status=status))
+        for live in self.live.values():
+            if live.state is not None and live.state.metadata.source == source:
+                found[live.state.run_id] = live.state
+        return list(found.values())
+
+    def views(self, uri: str, path: Path | None, source: SourceFile) -> list[ide.AgentView]:
+        """The agents of a document with their runs (cached until the text, store or runs change)."""
+        settings = self._settings(path)
+        store_path = self._store_path(path)
+        key = _ViewKey(
+            self._stamp(store_path),
+            self._generation,
+            settings.runs_enabled,
+            settings.runs_provider,
+            tuple(self.server.documents.folders),
+        )
+        cached = self._views.get(uri)
+        if cached is not None and cached[0] == key and cached[1] is source:
+            return cached[2]
+        runs: list[RunState] = []
+        if settings.runs_enabled and path is not None:
+            store = self._store(store_path, create=False)
+            if store is not None:
+                runs = self._stored_runs(store, path)
+        views = ide.agent_views(source, path, runs, live=self._live_ids(), provider=settings.runs_provider or None)
+        self._views[uri] = (key, source, views)
+        return views
+
+    def _live_ids(self) -> set[str]:
+        return {run_id for run_id, live in self.live.items() if live.finished is None or not live.finished.done()}
+
+    def diagnostics_for(self, state: DocumentState, source: SourceFile | None = None) -> list[Diagnostic]:
+        """Run-aware diagnostics (NX2xx) of a document; none when runs are disabled."""
+        settings = self._settings(state.path)
+        if not settings.runs_enabled or state.path is None:
+            return []
+        source = source or self.server.documents.parsed(state)
+        try:
+            views = self.views(state.uri, state.path, source)
+        except (NexaRuntimeError, OSError) as exc:  # an unreadable store must not hide the other diagnostics
+            self.server.log(f"runs: cannot read the run store: {exc}", lsp.MessageType.Warning)
+            return []
+        return ide.run_diagnostics(views, enabled=settings.runs_enabled)
+
+    def to_lsp_diagnostic(self, source: SourceFile, d: Diagnostic) -> lsp.Diagnostic:
+        from nexa_lsp.server.convert import to_range
+
+        return lsp.Diagnostic(
+            range=to_range(source.lines, d.span.start, d.span.end),
+            message=d.message,
+            severity=lsp.DiagnosticSeverity(int(d.severity)),
+            code=d.code,
+            source="nexa",
+            data={"run_id": d.data.get("run_id"), "agent": d.data.get("agent")},
+        )
+
+    def code_lens(self, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+        from nexa_lsp.server.convert import to_range
+
+        uri = params.text_document.uri
+        state = self.server.documents.get(uri)
+        if state is None:
+            return []
+        source = self.server.documents.parsed(state)
+        settings = self._settings(state.path)
+        if not settings.runs_enabled:
+            return []
+        views = self.views(uri, state.path, source)
+        lenses = []
+        for lens in ide.code_lenses(views, uri, enabled=settings.runs_enabled):
+            rng = to_range(source.lines, lens.span.start, lens.span.end)
+            command = lens.command
+            lenses.append(
+                lsp.CodeLens(
+                    range=rng,
+                    command=lsp.Command(title=command.title, command=command.command, arguments=command.arguments),
+                )
+            )
+        return lenses
+
+    def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        """Run actions (kind ``source.nexa.run``) for the agents under the range and the runs
+        named by the request's run-aware diagnostics."""
+        from nexa_lsp.server.convert import offsets
+
+        only = params.context.only
+        if only is not None and not any(
+            str(kind) in ("", ide.RUN_ACTION_KIND) or ide.RUN_ACTION_KIND.startswith(str(kind) + ".") for kind in only
+        ):
+            return []
+        uri = params.text_document.uri
+        state = self.server.documents.get(uri)
+        if state is None:
+            return []
+        settings = self._settings(state.path)
+        if not settings.runs_enabled:
+            return []
+        source = self.server.documents.parsed(state)
+        views = self.views(uri, state.path, source)
+        start, end = offsets(source.lines, params.range)
+        by_run: dict[str, list[lsp.Diagnostic]] = {}
+        for diagnostic in params.context.diagnostics:
+            data = diagnostic.data
+            if diagnostic.code in RUN_CODES and isinstance(data, Mapping) and isinstance(data.get("run_id"), str):
+                by_run.setdefault(data["run_id"], []).append(diagnostic)
+        actions = []
+        for action in ide.code_actions(views, uri, start, end, enabled=True, diagnostic_runs=by_run):
+            command = action.command
+            attached = [d for d in by_run.get(action.run_id or "", []) if d.code in action.codes]
+            actions.append(
+                lsp.CodeAction(
+                    title=action.title,
+                    kind=ide.RUN_ACTION_KIND,
+                    diagnostics=attached or None,
+                    command=lsp.Command(title=command.title, command=command.command, arguments=command.arguments),
+                )
+            )
+        return actions
+
+    # --- after a change ------------------------------------------------------------------------------
+
+    def runs_changed(self, state: RunState) -> None:
+        """Tell the client: ``nexa/runsChanged``, lens refresh, run-aware diagnostics again."""
+        self._generation += 1
+        self._views.clear()
+        server = self.server
+        try:
+            server.protocol.notify(
+                RUNS_CHANGED, {"run_id": state.run_id, "agent": state.agent, "status": state.status.value}
+            )
+        except Exception as exc:  # the connection is gone (shutdown)
+            server.log(f"runs: cannot notify {RUNS_CHANGED}: {exc}", lsp.MessageType.Warning)
+            return
+        if server.client_supports("workspace.code_lens.refresh_support"):
+            _fire(server.workspace_code_lens_refresh(None))
+        self._refresh_diagnostics(state.metadata.source)
+
+    def _refresh_diagnostics(self, source: str | None) -> None:
+        server = self.server
+        affected = [
+            doc
+            for doc in server.documents
+            if source is None or (doc.path is not None and str(doc.path.resolve()) == source)
+        ]
+        for doc in affected:
+            doc.checked = None  # the run-aware part of its diagnostics is stale
+        if server.push_diagnostics:
+            try:
+                from nexa_lsp.server import sync
+            except ImportError:
+                return
+            for doc in affected:
+                sync.schedule(server, doc, 0)
+        elif server.client_supports("workspace.diagnostics.refresh_support"):
+            _fire(server.workspace_diagnostic_refresh(None))
+
+    # --- arguments and refusals ------------------------------------------------------------------
+
+    def refuse(self, reason: str) -> Exception:
+        """Show ``reason`` (``window/showMessage`` error) and build the LSP error answering the command."""
+        from nexa_lsp.server.app import RequestFailed
+
+        self.server.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Error, message=f"Nexa: {reason}"))
+        return RequestFailed(reason)
+
+    def _enabled_or_refuse(self, path: Path | None) -> None:
+        if not self.server.settings.runs_enabled or not self._settings(path).runs_enabled:
+            raise Refused(
+                "runs are disabled in this workspace (setting nexa.runs.enabled is false; "
+                "the VS Code extension turns it off in untrusted workspaces)"
+            )
+
+    async def _provider_settings(self, folder: Path) -> dict[str, str]:
+        """``nexa.runs.providerSettings`` of the client for ``folder`` (KEY -> value; never logged)."""
+        found: dict[str, str] = {}
+        options = self.server.initialization_options
+        for candidate in _runs_sections(options):
+            found.update(_string_map(candidate.get("providerSettings")))
+        if self.server.client_supports("workspace.configuration"):
+            try:
+                answer = await self.server.workspace_configuration_async(
+                    lsp.ConfigurationParams(
+                        items=[lsp.ConfigurationItem(scope_uri=uri_of_path(folder), section="nexa.runs")]
+                    )
+                )
+            except Exception:
+                answer = None
+            if answer:
+                value = answer[0]
+                if isinstance(value, Mapping):
+                    found.update(_string_map(value.get("providerSettings")))
+        return found
+
+    def _provider(
+        self, agent: NexaAgent, name: str | None, config: RunConfig, extra: Mapping[str, str]
+    ) -> str | Provider | None:
+        """What to pass as ``provider=``: the setting's name, or - when the client gave provider
+        settings (keys) - that provider built with them (same name, so fingerprints match)."""
+        if not extra:
+            return name
+        working = Path(config.working_directory or os.getcwd())
+        extra_dirs = [Path(agent.source).parent] if agent.source else []
+        settings = Settings.load(working, config.config_name, extra_dirs, environ={**os.environ, **extra})
+        return provider_from_settings(config.provider or "scripted", settings, working, config.max_retries)
+
+    # --- commands --------------------------------------------------------------------------------
+
+    async def execute(self, argument: Mapping[str, Any]) -> dict[str, Any]:
+        uri = _text(argument, "uri")
+        name = _text(argument, "agent")
+        task = argument.get("task")
+        if not isinstance(task, str):
+            task = ""
+        path = path_of_uri(uri)
+        self._enabled_or_refuse(path)
+        path, agent = self._agent(uri, name)
+        folder = self._folder_of(path)
+        config = _config(argument.get("config"))
+        if config.working_directory is None:  # runs work in the workspace folder, wherever the server started
+            config = replace(config, working_directory=str(folder))
+        settings = self._settings(path)
+        provider_name = settings.runs_provider or None
+        extra = await self._provider_settings(folder)
+        resolved = _guard(lambda: agent.new_run_config(config, provider_name))
+        provider = _guard(lambda: self._provider(agent, provider_name, resolved, extra))
+        store = _guard(lambda: self._store(self._store_path(path), create=True))
+        assert store is not None
+        live = self._new_live(agent.name, store)
+        state = await self._start(live, lambda **kw: agent.execute(task, config=config, provider=provider, **kw))
+        return {"run_id": state.run_id, "session_id": state.session_id, "status": live.status}
+
+    async def resume(self, argument: Mapping[str, Any]) -> dict[str, Any]:
+        run_id = _text(argument, "run_id")
+        store, state = self._locate(run_id)
+        self._enabled_or_refuse(_source_path(state))
+        self._not_live(run_id, "resume")
+        _path, agent = self._agent_of_run(state)
+        provider = await self._resume_provider(agent, state)
+        live = self._new_live(agent.name, store)
+        started = await self._start(live, lambda **kw: agent.execute(state=state, provider=provider, **kw))
+        return {"run_id": started.run_id, "session_id": started.session_id, "status": live.status}
+
+    async def continue_(self, argument: Mapping[str, Any]) -> dict[str, Any]:
+        run_id = _text(argument, "run_id")
+        text = argument.get("input")
+        if not isinstance(text, str):
+            text = ""
+        store, previous = self._locate(run_id)
+        self._enabled_or_refuse(_source_path(previous))
+        config = _config(argument.get("config")) if argument.get("config") is not None else None
+        path, agent = self._agent_of_run(previous)
+        settings = self._settings(path)
+        provider_name = settings.runs_provider or None
+        extra = await self._provider_settings(self._folder_of(path))
+        resolved = _guard(lambda: agent.continuation_config(previous, config, provider_name))
+        provider = _guard(lambda: self._provider(agent, provider_name, resolved, extra))
+        live = self._new_live(agent.name, store)
+        state = await self._start(
+            live, lambda **kw: agent.continue_run(previous, text, config=config, provider=provider, **kw)
+        )
+        return {
+            "run_id": state.run_id,
+            "session_id": state.session_id,
+            "parent_run_id": state.parent_run_id,
+            "status": live.status,
+        }
+
+    async def decide(self, argument: Mapping[str, Any], approved: bool) -> dict[str, Any]:
+        """Approve or deny a pending tool call; when none is left pending, resume the run."""
+        run_id = _text(argument, "run_id")
+        call_id = _text(argument, "call_id")
+        store, state = self._locate(run_id)
+        self._enabled_or_refuse(_source_path(state))
+        self._not_live(run_id, "approve" if approved else "deny")
+        decided = _guard(lambda: (approve if approved else deny)(state, call_id, by=_user()))
+        if decided.pending_approvals:
+            store.save(decided)
+            self.runs_changed(decided)
+            return {"run_id": run_id, "status": decided.status.value}
+        _path, agent = self._agent_of_run(state)
+        provider = await self._resume_provider(agent, decided)
+        blockers = _guard(lambda: resume_blockers(decided, agent, provider))
+        blockers = [b for b in blockers if not isinstance(b, ApprovalPendingError)]
+        if blockers:
+            raise Refused(str(blockers[0]))
+        store.save(decided)
+        live = self._new_live(agent.name, store)
+        await self._start(live, lambda **kw: agent.execute(state=decided, provider=provider, **kw))
+        return {"run_id": run_id, "status": live.status}
+
+    async def _resume_provider(self, agent: NexaAgent, state: RunState) -> str | Provider | None:
+        path = _source_path(state)
+        settings = self._settings(path)
+        provider_name = settings.runs_provider or None
+        extra = await self._provider_settings(self._folder_of(path))
+        config = agent.resume_config(state, provider_name)
+        return _guard(lambda: self._provider(agent, provider_name, config, extra))
+
+    async def cancel(self, argument: Mapping[str, Any]) -> dict[str, Any]:
+        run_id = _text(argument, "run_id")
+        live = self.live.get(run_id)
+        if live is not None and live.finished is not None and not live.finished.done():
+            live.cancel.cancel("cancelled from the editor")
+            try:
+                final = await asyncio.wait_for(asyncio.shield(live.finished), CANCEL_WAIT)
+            except TimeoutError:
+                return {"run_id": run_id, "status": live.status}
+            return {"run_id": run_id, "status": final.status.value}
+        store, state = self._locate(run_id)
+        cancelled = _guard(lambda: cancel_run(state, "cancelled from the editor", by=_user()))
+        store.save(cancelled)
+        self.runs_changed(cancelled)
+        self._update_transcript(cancelled)
+        return {"run_id": run_id, "status": cancelled.status.value}
+
+    async def recover(self, argument: Mapping[str, Any]) -> dict[str, Any]:
+        run_id = _text(argument, "run_id")
+        call_id = _text(argument, "call_id")
+        outcome = argument.get("outcome")
+        if outcome not in ("completed", "not_executed"):
+            raise Refused('nexa.recover needs "outcome": "completed" or "not_executed"')
+        result = argument.get("result")
+        if result is not None and not isinstance(result, str):
+            raise Refused('nexa.recover: "result" must be a string')
+        store, state = self._locate(run_id)
+        self._enabled_or_refuse(_source_path(state))
+        self._not_live(run_id, "recover")
+        recovered = _guard(lambda: recover_tool_call(state, call_id, outcome, result=result, by=_user()))
+        store.save(recovered)
+        self.runs_changed(recovered)
+        self._update_transcript(recovered)
+        return {"run_id": run_id, "status": recovered.status.value}
+
+    async def show_run(self, argument: Mapping[str, Any]) -> dict[str, Any]:
+        run_id = _text(argument, "run_id")
+        store, state = self._locate(run_id)
+        self._enabled_or_refuse(_source_path(state))
+        path = self._transcript_path(store, run_id)
+        self._followed[run_id] = path
+        self._write_transcript(path, state, self.live.get(run_id))
+        uri = uri_of_path(path)
+        if self.server.client_supports("window.show_document.support"):
+            _fire(self.server.window_show_document(lsp.ShowDocumentParams(uri=uri, take_focus=True)))
+        return {"uri": uri}
+
+    async def list_runs(self, argument: Mapping[str, Any]) -> dict[str, Any]:
+        agent = _optional_text(argument, "agent")
+        session_id = _optional_text(argument, "session_id")
+        uri = _optional_text(argument, "uri")
+        source_path = path_of_uri(uri) if uri else None
+        self._enabled_or_refuse(source_path)
+        store_paths = [self._store_path(source_path)] if source_path is not None else self._known_store_paths()
+        source = str(source_path.resolve()) if source_path is not None else None
+        runs: dict[str, RunState] = {}
+        for store_path in store_paths:
+            store = self._store(store_path, create=False)
+            if store is None:
+                continue
+            for state in store.list_states(agent=agent, session_id=session_id, source=source):
+                runs[state.run_id] = state
+        for live in self.live.values():
+            st = live.state
+            if st is not None and st.run_id in runs:
+                runs[st.run_id] = st
+        ordered = sorted(runs.values(), key=lambda s: (s.started_at, s.updated_at))
+        return {"runs": [self._summary(state) for state in ordered]}
+
+    def _summary(self, state: RunState) -> dict[str, Any]:
+        """``RunSummary`` with ``actions`` narrowed to what would be accepted now."""
+        summary = RunSummary.of(state).to_dict()
+        live = state.run_id in self._live_ids()
+        agent: NexaAgent | None = None
+        problem: str | None = None
+        source_path = _source_path(state)
+        provider = self._settings(source_path).runs_provider or None
+        if not live:
+            try:
+                _path, agent = self._agent_of_run(state)
+            except Refused as exc:
+                problem = str(exc)
+        view = ide.run_view(state, agent, problem, live=live, provider=provider)
+        summary["actions"] = list(view.actions)
+        if live:
+            summary["status"] = "running"
+        return summary
+
+    def _not_live(self, run_id: str, verb: str) -> None:
+        if run_id in self._live_ids():
+            raise Refused(f"run {run_id} is running in this editor now; wait for it, or cancel it, before you {verb}")
+
+    # --- running in the background ----------------------------------------------------------------
+
+    def _new_live(self, agent: str, store: SQLiteCheckpointStore) -> LiveRun:
+        return LiveRun(agent, store, store.path.parent / "transcripts")
+
+    async def _start(self, live: LiveRun, entry: Callable[..., RunState]) -> RunState:
+        """Drive ``entry`` on a thread; answer once the run's first state is saved.
+
+        A refusal raised by the runtime before that first save becomes ``Refused``."""
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        live.started = loop.create_future()
+        live.finished = loop.create_future()
+        self._starting.add(live)
+
+        def save(state: RunState) -> None:
+            live.store.save(state)
+            self._post(self._on_saved, live, state)
+
+        def on_event(event: RunEvent) -> None:
+            self._post(self._on_event, live, event)
+
+        def drive() -> None:
+            try:
+                final = entry(save=save, on_event=on_event, cancel=live.cancel)
+            except BaseException as exc:  # a refusal before the first save, or a bug
+                self._post(self._on_failed, live, exc)
+                return
+            self._post(self._on_finished, live, final)
+
+        live.thread = threading.Thread(target=drive, name=f"nexa-run-{live.agent}", daemon=True)
+        live.thread.start()
+        try:
+            first = await asyncio.shield(live.started)
+        except NexaRuntimeError as exc:
+            raise Refused(str(exc)) from None
+        except (ValueError, OSError) as exc:
+            raise Refused(f"{type(exc).__name__}: {exc}") from None
+        task = asyncio.ensure_future(self._begin_progress(live))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return first
+
+    def _post(self, callback: Callable[..., None], *args: Any) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile (shutdown)
+            loop.call_soon_threadsafe(callback, *args)
+
+    def _on_saved(self, live: LiveRun, state: RunState) -> None:
+        previous = live.state
+        live.state = state
+        if previous is not None and len(previous.history) != len(state.history):
+            live.streamed.clear()  # the streamed turn is in the history now
+        if live.run_id is None:
+            live.run_id = state.run_id
+            self.live[state.run_id] = live
+            self._starting.discard(live)
+            if live.started is not None and not live.started.done():
+                live.started.set_result(state)
+            self.server.log(f"runs: {state.agent} run {state.run_id} started (session {state.session_id})")
+            self.runs_changed(state)
+        elif previous is not None and previous.status is not state.status and state.status is RunStatus.RUNNING:
+            self.runs_changed(state)
+        # a run that stops (settled or waiting for approval) is announced by _on_finished
+        self._schedule_report(live)
+
+    def _on_event(self, live: LiveRun, event: RunEvent) -> None:
+        if isinstance(event, TextDelta):
+            live.streamed.append(event.text)
+        elif isinstance(event, ToolCallStarted):
+            live.activity = f"tool {event.tool} ({event.call_id}) running"
+        elif isinstance(event, ToolCallFinished):
+            live.activity = f"tool {event.tool} ({event.call_id}) {event.status}"
+        elif isinstance(event, ApprovalNeeded):
+            live.activity = f"tool {event.tool} ({event.call_id}) needs approval"
+        else:
+            return
+        self._schedule_report(live)
+
+    def _on_failed(self, live: LiveRun, exc: BaseException) -> None:
+        self._starting.discard(live)
+        if live.started is not None and not live.started.done():
+            live.started.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
+        if live.finished is not None and not live.finished.done():
+            live.finished.set_exception(RuntimeError(str(exc)))
+            live.finished.exception()  # retrieved: nobody may await it
+        if live.run_id is not None:  # a bug after the run started: say so, keep the store as it is
+            self.server.log(f"runs: run {live.run_id} stopped unexpectedly: {exc}", lsp.MessageType.Error)
+            self._end_progress(live, f"stopped unexpectedly: {type(exc).__name__}")
+
+    def _on_finished(self, live: LiveRun, final: RunState) -> None:
+        if live.run_id is None:  # never saved (no save callback ran): treat as started now
+            self._on_saved(live, final)
+        live.state = final
+        live.streamed.clear()
+        live.activity = ""
+        if live.finished is not None and not live.finished.done():
+            live.finished.set_result(final)
+        message = _end_message(final)
+        self.server.log(f"runs: {final.agent} run {final.run_id} {message}")
+        self._end_progress(live, message)
+        self._update_transcript(final)
+        self.runs_changed(final)  # lenses: no longer live
+
+    # --- progress ----------------------------------------------------------------------------------
+
+    async def _begin_progress(self, live: LiveRun) -> None:
+        server = self.server
+        if not server.client_supports("window.work_done_progress"):
+            return
+        token = f"nexa-run-{uuid.uuid4().hex}"
+        try:
+            await server.work_done_progress.create_async(token)
+        except Exception as exc:
+            server.log(f"runs: no progress for run {live.run_id}: {exc}", lsp.MessageType.Warning)
+            return
+        future = server.work_done_progress.tokens.get(token)
+        if future is not None:
+            future.add_done_callback(
+                lambda f: live.cancel.cancel("cancelled from the editor") if f.cancelled() else None
+            )
+        live.progress = token
+        state = live.state
+        title = f"Nexa: {live.agent}"
+        server.work_done_progress.begin(
+            token,
+            lsp.WorkDoneProgressBegin(title=title, cancellable=True, message=_report_message(live)),
+        )
+        if live.finished is not None and live.finished.done() and state is not None:
+            self._end_progress(live, _end_message(live.state or state))
+
+    def _schedule_report(self, live: LiveRun) -> None:
+        if live.progress is None and not (live.run_id and live.run_id in self._followed):
+            return
+        if live.report_pending:
+            return
+        delay = max(0.0, live.last_report + REPORT_INTERVAL - time.monotonic())
+        live.report_pending = True
+        loop = self._loop
+        if loop is None:
+            return
+        loop.call_later(delay, self._report, live)
+
+    def _report(self, live: LiveRun) -> None:
+        live.report_pending = False
+        live.last_report = time.monotonic()
+        if live.finished is not None and live.finished.done():
+            return
+        if live.progress is not None:
+            try:
+                self.server.work_done_progress.report(
+                    live.progress, lsp.WorkDoneProgressReport(message=_report_message(live))
+                )
+            except Exception:  # the connection is gone
+                live.progress = None
+        if live.state is not None:
+            self._update_transcript(live.state)
+
+    def _end_progress(self, live: LiveRun, message: str) -> None:
+        token = live.progress
+        if token is None:
+            return
+        live.progress = None
+        with contextlib.suppress(Exception):  # the connection is gone
+            self.server.work_done_progress.end(token, lsp.WorkDoneProgressEnd(message=message))
+        self.server.work_done_progress.tokens.pop(token, None)
+
+    # --- transcripts -----------------------------------------------------------------------------
+
+    def _transcript_path(self, store: SQLiteCheckpointStore, run_id: str) -> Path:
+        safe = "".join(c for c in run_id if c.isalnum() or c in "_-") or "run"
+        return store.path.parent / "transcripts" / f"{safe}.md"
+
+    def _update_transcript(self, state: RunState) -> None:
+        path = self._followed.get(state.run_id)
+        if path is not None:
+            self._write_transcript(path, state, self.live.get(state.run_id))
+
+    def _write_transcript(self, path: Path, state: RunState, live: LiveRun | None) -> None:
+        text = render_transcript(state)
+        if live is not None and live.finished is not None and not live.finished.done():
+            text += "\n## Now\n\n"
+            streamed = "".join(live.streamed)
+            if streamed:
+                text += f"**assistant** (streaming):\n\n{streamed}\n\n"
+            if live.activity:
+                text += f"- {live.activity}\n"
+            if not streamed and not live.activity:
+                text += "- waiting for the model\n"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+
+    # --- shutdown ------------------------------------------------------------------------------------
+
+    def stop_all(self, wait: float = 5.0) -> None:
+        """Cancel every live run (saved as ``cancelled``) and wait a little for them to stop."""
+        runs = list(self.live.values()) + list(self._starting)
+        for live in runs:
+            live.cancel.cancel("the language server stopped")
+        deadline = time.monotonic() + wait
+        for live in runs:
+            if live.thread is not None:
+                live.thread.join(max(0.0, deadline - time.monotonic()))
+
+
+# --- helpers -----------------------------------------------------------------------------------------
+
+
+def _fire(future: Any) -> None:
+    """Send a request without waiting; a failing answer (unsupported) is ignored."""
+
+    def done(f: Any) -> None:
+        with contextlib.suppress(BaseException):
+            f.exception()
+
+    add = getattr(future, "add_done_callback", None)
+    if add is not None:
+        add(done)
+
+
+T = TypeVar("T")
+
+
+def _guard(compute: Callable[[], T]) -> T:
+    """Run a runtime call made before a run starts; its error becomes a refusal."""
+    try:
+        return compute()
+    except NexaRuntimeError as exc:
+        raise Refused(str(exc)) from None
+    except (ValueError, OSError) as exc:
+        raise Refused(str(exc)) from None
+
+
+def _text(argument: Mapping[str, Any], key: str) -> str:
+    value = argument.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise Refused(f'the command argument needs "{key}" (a non-empty string)')
+    return value
+
+
+def _optional_text(argument: Mapping[str, Any], key: str) -> str | None:
+    value = argument.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise Refused(f'"{key}" must be a string')
+    return value
+
+
+def _config(value: object) -> RunConfig:
+    if value is None:
+        return RunConfig()
+    if not isinstance(value, Mapping):
+        raise Refused('"config" must be an object (timeout, token_budget, tool_call_budget, model, provider, ...)')
+    try:
+        return RunConfig.from_dict(value)
+    except (ValueError, TypeError) as exc:
+        raise Refused(f"config: {exc}") from None
+
+
+def _source_path(state: RunState) -> Path | None:
+    return normal_path(state.metadata.source) if state.metadata.source else None
+
+
+def _user() -> str:
+    try:
+        return f"{getpass.getuser()} (editor)"
+    except Exception:
+        return "editor"
+
+
+def _runs_sections(options: object) -> list[Mapping[str, Any]]:
+    """The ``runs`` sections of initialization options in any accepted shape."""
+    if not isinstance(options, Mapping):
+        return []
+    found: list[Mapping[str, Any]] = []
+    for holder in (options, options.get("nexa")):
+        if isinstance(holder, Mapping) and isinstance(holder.get("runs"), Mapping):
+            found.append(holder["runs"])
+    if isinstance(options.get("runs.providerSettings"), Mapping):
+        found.append({"providerSettings": options["runs.providerSettings"]})
+    return found
+
+
+def _string_map(value: object) -> dict[str, str]:
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(k): str(v) for k, v in value.items() if isinstance(k, str) and v is not None}
+
+
+def _end_message(state: RunState) -> str:
+    if state.status is RunStatus.WAITING_APPROVAL:
+        calls = ", ".join(f"{a.tool} ({a.call_id})" for a in state.pending_approvals)
+        return f"{ide.short_id(state.run_id)} waits for approval of {calls}"
+    text = f"{ide.short_id(state.run_id)} {state.status.value}"
+    if state.error is not None and state.status is not RunStatus.COMPLETED:
+        text += f": {state.error.code} {state.error.message}"
+    return text
+
+
+def _report_message(live: LiveRun) -> str:
+    head = f"{ide.short_id(live.run_id)} {live.status}" if live.run_id else "starting"
+    streamed = " ".join("".join(live.streamed).split())
+    if len(streamed) > REPORT_TEXT:
+        streamed = "…" + streamed[-REPORT_TEXT:]
+    parts = [head]
+    if live.activity:
+        parts.append(live.activity)
+    if streamed:
+        parts.append(streamed)
+    return " · ".join(parts)
+
+
+def _digest(items: Sequence[lsp.Diagnostic]) -> str:
+    digest = hashlib.sha1(usedforsecurity=False)
+    for d in items:
+        digest.update(repr((d.code, d.range.start.line, d.range.start.character, d.message)).encode())
+    return digest.hexdigest()[:12]
+
+
+# --- registration ------------------------------------------------------------------------------------
+
+
+def register(server: NexaLanguageServer) -> RunFeatures:
+    """Register code lenses, run code actions, run-aware diagnostics and the run commands."""
+    features = RunFeatures(server)
+    server.run_features = features  # type: ignore[attr-defined]
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+    def code_lens(params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+        return features.code_lens(params)
+
+    _register_code_actions(server, features)
+    _register_diagnostics(server, features)
+
+    def command(name: str, handler: Callable[[Mapping[str, Any]], Any]) -> None:
+        async def run_command(ls: object, *arguments: object) -> Any:
+            try:
+                if len(arguments) != 1 or not isinstance(arguments[0], Mapping):
+                    raise Refused(f"{name} takes one object argument (see docs/commands.md)")
+                return await handler(arguments[0])
+            except Refused as exc:
+                raise features.refuse(str(exc)) from None
+
+        run_command.__name__ = name.replace(".", "_")
+        server.command(name)(run_command)
+
+    command("nexa.execute", features.execute)
+    command("nexa.resume", features.resume)
+    command("nexa.continue", features.continue_)
+    command("nexa.approve", lambda a: features.decide(a, True))
+    command("nexa.deny", lambda a: features.decide(a, False))
+    command("nexa.cancel", features.cancel)
+    command("nexa.recover", features.recover)
+    command("nexa.showRun", features.show_run)
+    command("nexa.listRuns", features.list_runs)
+
+    fm = server.protocol.fm
+    if lsp.SHUTDOWN not in fm.features:
+
+        @server.feature(lsp.SHUTDOWN)
+        def shutdown(params: None) -> None:
+            features.stop_all()
+
+    return features
+
+
+def _register_code_actions(server: NexaLanguageServer, features: RunFeatures) -> None:
+    """Run actions join the server's code actions: through ``server.code_action_providers``
+    when the server offers that hook, else by chaining an already registered handler, else
+    as the server's code action feature."""
+    providers = getattr(server, "code_action_providers", None)
+    if isinstance(providers, list):
+        providers.append(features.code_actions)
+        return
+    fm = server.protocol.fm
+    existing = fm.features.get(lsp.TEXT_DOCUMENT_CODE_ACTION)
+    if existing is None:
+
+        @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[ide.RUN_ACTION_KIND]))
+        def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+            return features.code_actions(params)
+
+        return
+
+    from pygls.constants import ATTR_EXECUTE_IN_THREAD
+
+    async def chained(params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command] | None:
+        if asyncio.iscoroutinefunction(existing):
+            theirs = await existing(params)
+        elif getattr(existing, ATTR_EXECUTE_IN_THREAD, False):
+            theirs = await asyncio.get_running_loop().run_in_executor(server.thread_pool, existing, params)
+        else:
+            theirs = existing(params)
+        try:
+            ours = features.code_actions(params)
+        except Exception as exc:
+            server.log(f"runs: code actions failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
+            ours = []
+        if not ours:
+            return theirs  # type: ignore[no-any-return]
+        return [*(theirs or []), *ours]
+
+    fm.features[lsp.TEXT_DOCUMENT_CODE_ACTION] = chained
+    options = fm.feature_options.get(lsp.TEXT_DOCUMENT_CODE_ACTION)
+    if isinstance(options, lsp.CodeActionOptions):
+        kinds = list(options.code_action_kinds or [])
+        if ide.RUN_ACTION_KIND not in kinds:
+            options.code_action_kinds = [*kinds, ide.RUN_ACTION_KIND]
+
+
+def _register_diagnostics(server: NexaLanguageServer, features: RunFeatures) -> None:
+    """Run-aware diagnostics join the document's diagnostics: through
+    ``server.diagnostic_providers`` when the server offers that hook, else by wrapping the
+    server's checker (``nexa_lsp.server.sync.check``)."""
+    providers = getattr(server, "diagnostic_providers", None)
+    if isinstance(providers, list):
+        providers.append(features.diagnostics_for)
+        return
+    try:
+        from nexa_lsp.server import sync
+    except ImportError:
+        return
+    original = sync.check
+    if getattr(original, "_with_runs", False):
+        return
+
+    def check_with_runs(server: NexaLanguageServer, state: DocumentState) -> Checked:
+        if state.checked is not None and state.checked.version == state.version:
+            return state.checked
+        checked = original(server, state)
+        try:
+            source = server.documents.parsed(state) if server.documents.get(state.uri) is state else state.source
+            ours = features.diagnostics_for(state, source) if source is not None else []
+            extra = [features.to_lsp_diagnostic(source, d) for d in ours] if source is not None else []
+        except Exception as exc:
+            server.log(f"runs: run-aware diagnostics failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
+            return checked
+        if not extra:
+            return checked
+        state.checked = Checked(
+            checked.version,
+            [*checked.diagnostics, *ours],
+            [*checked.lsp, *extra],
+            f"{checked.result_id}-{_digest(extra)}",
+        )
+        return state.checked
+
+    check_with_runs._with_runs = True  # type: ignore[attr-defined]
+    sync.check = check_with_runs
