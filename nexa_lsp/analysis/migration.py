@@ -31,6 +31,7 @@ unsafe: offered, labelled, never applied by fix-all, ``--fix`` or ``--migrate``.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -257,6 +258,7 @@ class _Analysis:
     source: SourceFile
     findings: list[_Finding]
     notes: list[str]
+    too_deep: bool = False
 
 
 def _agent_snake(name: str) -> str:
@@ -1407,9 +1409,13 @@ def _dedupe_edits(edits: Iterable[TextEdit]) -> list[TextEdit]:
 
 
 def _analyse(source: SourceFile) -> _Analysis:
-    analyzer = _Analyzer(source)
-    analyzer.run()
-    return _Findings(analyzer).build()
+    """All findings of ``source``; a pathologically nested file gives none (``too_deep``)."""
+    try:
+        analyzer = _Analyzer(source)
+        analyzer.run()
+        return _Findings(analyzer).build()
+    except RecursionError:
+        return _Analysis(source, [], [], too_deep=True)
 
 
 # ----------------------------------------------------------------------------- whole-file migration
@@ -1489,12 +1495,16 @@ def _plan(source: SourceFile, analysis: _Analysis) -> _Plan:
                                    f"the version declaration `{source.text[decl.start:decl.end]}` is not usable: "
                                    "fix it (or remove it) before migrating",
                                    absolute_span(decl.start, decl.end), Severity.ERROR))
+    if analysis.too_deep:
+        blockers.append(Diagnostic("NXM001", "the file is nested too deeply to analyse its runs: migrate it by hand",
+                                   absolute_span(0, 0), Severity.ERROR))
     syntax = [d for d in source.diagnostics if d.severity is Severity.ERROR and d.code not in ("NX010", "NX013")]
     if syntax:
         blockers.extend(syntax)
     edits: list[TextEdit] = []
     applied: list[tuple[Diagnostic, Fix]] = []
     occupied: dict[tuple[int, int], str] = {}
+    taken: list[tuple[int, int, str]] = []  # accepted edits, sorted: overlap checks look at neighbours only
     for finding in analysis.findings:
         diagnostic = _to_diagnostic(finding, VersionPath.NEXA_30)
         if finding.blocks:
@@ -1506,7 +1516,7 @@ def _plan(source: SourceFile, analysis: _Analysis) -> _Plan:
         fix = finding.fixes[0]
         new = [e for e in fix.edits if (e.span.start, e.span.end) not in occupied
                or occupied[(e.span.start, e.span.end)] != e.new_text]
-        if any(_overlap(e, other) for e in new for other in edits):
+        if any(_overlaps_any(e, taken) for e in new):
             blockers.append(Diagnostic(finding.code, finding.message + " (its rewrite overlaps another one; "
                                        "migrate again after fixing this call by hand)", diagnostic.span,
                                        Severity.ERROR))
@@ -1514,6 +1524,7 @@ def _plan(source: SourceFile, analysis: _Analysis) -> _Plan:
         for e in new:
             occupied[(e.span.start, e.span.end)] = e.new_text
             edits.append(e)
+            bisect.insort(taken, (e.span.start, e.span.end, e.new_text))
         applied.append((diagnostic, fix))
     declaration = _declaration_edit(source)
     if declaration is not None:
@@ -1521,8 +1532,16 @@ def _plan(source: SourceFile, analysis: _Analysis) -> _Plan:
     return _Plan(edits, applied, blockers, list(analysis.notes))
 
 
-def _overlap(a: TextEdit, b: TextEdit) -> bool:
-    a0, a1, b0, b1 = a.span.start, a.span.end, b.span.start, b.span.end
+def _overlaps_any(edit: TextEdit, taken: list[tuple[int, int, str]]) -> bool:
+    """Does ``edit`` overlap one of the (non-overlapping, sorted) accepted edits?"""
+    index = bisect.bisect_left(taken, (edit.span.start, edit.span.end, edit.new_text))
+    for near in taken[max(0, index - 2) : index + 2]:
+        if _overlap(edit.span.start, edit.span.end, near[0], near[1]):
+            return True
+    return False
+
+
+def _overlap(a0: int, a1: int, b0: int, b1: int) -> bool:
     if a0 == a1 and b0 == b1:
         return a0 == b0
     if a0 == a1:
