@@ -11,7 +11,14 @@ instead of reaching the client as a crash. Shared state for feature modules:
   (:class:`nexa_lsp.server.documents.DocumentStore`);
 * ``server.settings_for(uri)`` - the ``nexa.*`` settings in force for a document;
 * ``server.settings_listeners`` - callables run after the settings change;
-* ``server.log(message, level)`` - a ``window/logMessage``.
+* ``server.log(message, level)`` - a ``window/logMessage``;
+* ``server.diagnostic_providers`` - callables ``(DocumentState, SourceFile) ->
+  list[Diagnostic]`` whose findings join the document's diagnostics (pushed and
+  pulled alike);
+* ``server.code_action_providers`` - callables ``(CodeActionParams) ->
+  list[CodeAction]`` whose actions join ``textDocument/codeAction``, and
+  ``server.code_action_kinds``, the kinds advertised for it (append to it in
+  ``register``).
 
 The runs feature (`nexa_lsp/server/runs.py`, code lenses and the ``nexa.*`` run
 commands) plugs in the same way and owns ``textDocument/codeLens``.
@@ -26,7 +33,7 @@ import inspect
 import logging
 import traceback
 from collections.abc import Callable, Generator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
@@ -35,8 +42,12 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from nexa_lsp import __version__
-from nexa_lsp.server.documents import DocumentStore, normal_path, path_of_uri
+from nexa_lsp.server.documents import DocumentState, DocumentStore, normal_path, path_of_uri
 from nexa_lsp.server.settings import ServerSettings
+
+if TYPE_CHECKING:
+    from nexa_lsp.syntax.diagnostics import Diagnostic
+    from nexa_lsp.syntax.source import SourceFile
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +91,9 @@ class NexaLanguageServer(LanguageServer):
         self.folder_settings: dict[str, ServerSettings] = {}
         self.initialization_options: object = None
         self.settings_listeners: list[Callable[[], None]] = []
+        self.diagnostic_providers: list[Callable[[DocumentState, SourceFile], list[Diagnostic]]] = []
+        self.code_action_providers: list[Callable[[lsp.CodeActionParams], list[lsp.CodeAction]]] = []
+        self.code_action_kinds: list[str] = []
         self.registered_modules: list[str] = []
 
     # -- client facts

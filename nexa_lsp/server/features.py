@@ -379,8 +379,9 @@ def register(server: NexaLanguageServer) -> None:
             out.append(parent)
         return out
 
-    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
-        code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND, MIGRATE_KIND]))
+    server.code_action_kinds.extend([lsp.CodeActionKind.QuickFix, FIX_ALL_KIND, MIGRATE_KIND])
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=server.code_action_kinds))
     def code_actions(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         from nexa_lsp.ide.actions import code_actions as find
 
@@ -391,7 +392,14 @@ def register(server: NexaLanguageServer) -> None:
         by_key = {(str(d.code), d.range.start.line, d.range.start.character): d for d in checked.lsp}
         actions = find(source, checked.diagnostics, start, end, params.context.only,
                        lambda: _migration(server, state))
-        return [_code_action(server, state, source, a, by_key) for a in actions]
+        out = [_code_action(server, state, source, a, by_key) for a in actions]
+        for provider in server.code_action_providers:
+            try:
+                out.extend(provider(params))
+            except Exception as exc:  # the other actions are still worth offering
+                server.log(f"code actions of {getattr(provider, '__qualname__', provider)} failed: "
+                           f"{type(exc).__name__}: {exc}", lsp.MessageType.Error)
+        return out
 
     @server.command("nexa.migrateFile")
     async def migrate_file(arg: Any) -> dict[str, Any]:

@@ -58,6 +58,13 @@ def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
 
     diagnostics = check_source(source, resolve, CheckSettings(migration_hints=settings.migration_hints))
     state.include_paths = resolved
+    for provider in server.diagnostic_providers:
+        try:
+            diagnostics.extend(provider(state, source))
+        except Exception as exc:  # one feature's failure must not hide the others' findings
+            server.log(f"diagnostics of {getattr(provider, '__qualname__', provider)} failed: "
+                       f"{type(exc).__name__}: {exc}", lsp.MessageType.Error)
+    diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
     converted = [to_lsp_diagnostic(server, state, source, d) for d in diagnostics]
     digest = hashlib.sha1(usedforsecurity=False)
     for d in converted:
