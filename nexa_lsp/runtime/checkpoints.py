@@ -4,18 +4,37 @@
 * one connection per thread (any number of threads may share a store object);
 * ``PRAGMA user_version`` holds the schema version; older stores are migrated when
   opened, a store written by a newer schema is refused with ``StoreSchemaTooNewError``;
-* a ``RunState`` holds no credentials (API keys stay in settings), so none are stored.
+* a ``RunState`` holds no credentials (API keys stay in settings), so none are stored;
+* a damaged file (truncated, overwritten, not SQLite) is detected when opened (header and
+  ``PRAGMA quick_check``) or when a read hits a damaged page: it is moved aside unchanged
+  to ``<name>.damaged-<UTC time>`` (with its ``-wal``) and ``StoreCorruptError`` names both
+  files and what to do; the next use starts a new store. Nothing is ever written to it;
+* every ``running`` run records its owner process; a save of a ``running`` state over a run
+  that another live process is driving is refused (``RunInUseError``), so two processes
+  never drive one run (and never run its tools twice). ``is_interrupted`` tells a run whose
+  owner died from one in progress.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import NoReturn
 
-from nexa_lsp.runtime.errors import CheckpointError, RunNotFoundError, StoreSchemaTooNewError
+from nexa_lsp.runtime.errors import (
+    CheckpointError,
+    RunInUseError,
+    RunNotFoundError,
+    RunUnreadableError,
+    StoreCorruptError,
+    StoreSchemaTooNewError,
+)
+from nexa_lsp.runtime.owner import Owner, current_owner, owner_text_alive
 from nexa_lsp.runtime.run_state import RunState, RunStatus
 from nexa_lsp.runtime.summary import RunSummary
 
@@ -55,6 +74,51 @@ def _schema_v2(connection: sqlite3.Connection) -> None:
 
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _schema_v1, 2: _schema_v2}
 
+# SQLite primary result codes that mean the file itself is damaged.
+SQLITE_CORRUPT = 11
+SQLITE_NOTADB = 26
+_CORRUPT_CODES = frozenset({SQLITE_CORRUPT, SQLITE_NOTADB})
+_CORRUPT_WORDS = ("malformed", "not a database", "corrupt")
+SIDE_FILES = ("-wal", "-shm", "-journal")
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """True when an SQLite error says the database file is damaged (not busy, not missing)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return (code & 0xFF) in _CORRUPT_CODES
+    return any(word in str(exc).lower() for word in _CORRUPT_WORDS)
+
+
+def _kept_aside_name(path: Path) -> Path:
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    candidate = path.with_name(f"{path.name}.damaged-{stamp}")
+    number = 2
+    while any(Path(f"{candidate}{suffix}").exists() for suffix in ("", *SIDE_FILES)):
+        candidate = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
+        number += 1
+    return candidate
+
+
+# The upsert that saves a run. The WHERE clause refuses to replace a running run that another
+# live process drives (``nexa_owner_alive`` is a Python function registered per connection);
+# the statement then changes no row and ``save`` raises ``RunInUseError``.
+_UPSERT = """INSERT INTO runs (run_id, agent, session_id, parent_run_id, status, started_at, updated_at,
+                         state, source, working_directory, owner)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(run_id) DO UPDATE SET
+         agent = excluded.agent, session_id = excluded.session_id,
+         parent_run_id = excluded.parent_run_id, status = excluded.status,
+         started_at = excluded.started_at, updated_at = excluded.updated_at,
+         state = excluded.state, source = excluded.source,
+         working_directory = excluded.working_directory, owner = excluded.owner
+       WHERE NOT (excluded.status = 'running' AND runs.status = 'running'
+                  AND runs.owner IS NOT NULL AND runs.owner IS NOT excluded.owner
+                  AND nexa_owner_alive(runs.owner))"""
+
 
 class SQLiteCheckpointStore:
     """Saves and loads ``RunState`` values. ``save`` fits the ``save=`` parameter of the entries."""
@@ -62,10 +126,22 @@ class SQLiteCheckpointStore:
     def __init__(self, path: str | Path = DEFAULT_STORE, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
         self.path = Path(path)
         self.busy_timeout = busy_timeout
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CheckpointError(
+                f"cannot create the folder of the run store {self.path}: {exc}; choose another store (--store PATH)"
+            ) from exc
+        if self.path.exists() and not self.path.is_file():
+            raise CheckpointError(
+                f"{self.path} is not a file, so it cannot be a run store; choose another store (--store PATH)"
+            )
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._identity = self._file_identity()
+        self.unreadable: dict[str, str] = {}
+        """Runs skipped by listings because they cannot be read back: run id -> reason."""
         self._migrate(self._connection())
 
     def __repr__(self) -> str:
@@ -79,10 +155,20 @@ class SQLiteCheckpointStore:
                 connection = sqlite3.connect(
                     self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
                 )
+            except sqlite3.DatabaseError as exc:
+                raise CheckpointError(
+                    f"cannot open the run store {self.path}: {exc}; check that the folder is writable, "
+                    "or choose another store (--store PATH)"
+                ) from exc
+            try:
                 connection.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
                 connection.execute("PRAGMA journal_mode = WAL")
                 connection.execute("PRAGMA synchronous = NORMAL")
+                connection.create_function("nexa_owner_alive", 1, owner_text_alive)
             except sqlite3.DatabaseError as exc:
+                connection.close()
+                if is_corruption(exc):
+                    self._damaged(exc)
                 raise CheckpointError(f"{self.path} is not a usable run store: {exc}") from exc
             self._local.connection = connection
             with self._lock:
@@ -95,16 +181,97 @@ class SQLiteCheckpointStore:
         try:
             connection.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
+            if is_corruption(exc):
+                self._damaged(exc)
             raise CheckpointError(
                 f"{self.path} stayed locked by another writer for more than {self.busy_timeout:g}s ({exc}); "
                 "retry, or raise the busy timeout"
             ) from exc
         try:
             yield connection
-        except BaseException:
-            connection.execute("ROLLBACK")
+        except BaseException as exc:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            if is_corruption(exc):
+                self._damaged(exc)
             raise
-        connection.execute("COMMIT")
+        try:
+            connection.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            if is_corruption(exc):
+                self._damaged(exc)
+            raise CheckpointError(f"could not save to the run store {self.path}: {exc}") from exc
+
+    def _read(self, query: str, values: tuple[object, ...] | list[object] = ()) -> list[tuple[object, ...]]:
+        """Rows of a read-only query; a damaged file is reported (and moved aside) like on open."""
+        try:
+            rows: list[tuple[object, ...]] = self._connection().execute(query, values).fetchall()
+        except sqlite3.DatabaseError as exc:
+            if is_corruption(exc):
+                self._damaged(exc)
+            raise CheckpointError(f"could not read the run store {self.path}: {exc}") from exc
+        return rows
+
+    # --- damaged files ------------------------------------------------------------------------
+    def _file_identity(self) -> tuple[int, int] | None:
+        try:
+            info = os.stat(self.path)
+        except OSError:
+            return None
+        return info.st_dev, info.st_ino
+
+    def _looks_like_sqlite(self) -> bool:
+        try:
+            with open(self.path, "rb") as handle:
+                return handle.read(16) == SQLITE_MAGIC
+        except OSError:
+            return False
+
+    def _damaged(self, cause: BaseException | str) -> NoReturn:
+        """Close every connection, keep the damaged file, raise ``StoreCorruptError``.
+
+        A damaged SQLite file, or any damaged file at the default store name, is moved aside
+        unchanged (with its -wal/-shm) so the next use starts a new store. A file of another
+        kind at a path the user chose is left alone: it may be something else entirely.
+        """
+        self.close()
+        kept: Path | None = None
+        identity = self._file_identity()
+        same_file = identity is not None and (self._identity is None or identity == self._identity)
+        if same_file and (self._looks_like_sqlite() or self.path.name == DEFAULT_STORE.name):
+            kept = _kept_aside_name(self.path)
+            try:
+                os.rename(self.path, kept)
+            except OSError:
+                kept = None
+            else:
+                for suffix in SIDE_FILES:
+                    side = Path(f"{self.path}{suffix}")
+                    if side.exists():
+                        with suppress(OSError):
+                            os.rename(side, Path(f"{kept}{suffix}"))
+        if kept is not None:
+            message = (
+                f"{self.path} is not a usable run store: it is damaged ({cause}). It was moved aside "
+                f"unchanged to {kept}, and nexa-lsp starts a new, empty store at {self.path} the next time "
+                f"it is used. To rescue runs from the damaged copy, try `sqlite3 {kept} .recover | sqlite3 "
+                f"{self.path.with_name('rescued.sqlite3')}`, or restore the file from a backup."
+            )
+        elif not same_file:
+            message = (
+                f"{self.path} is not a usable run store: it is damaged ({cause}), and another process moved or "
+                "replaced it meanwhile; try again."
+            )
+        else:
+            message = (
+                f"{self.path} is not a usable run store: it is not an SQLite database ({cause}); nothing was "
+                f"changed in it. If it is a damaged run store, move it aside (mv {self.path} "
+                f"{self.path}.damaged) and nexa-lsp starts a new one; otherwise choose another store "
+                "(--store PATH)."
+            )
+        raise StoreCorruptError(message, str(self.path), None if kept is None else str(kept))
 
     def close(self) -> None:
         """Close every connection this store opened (from any thread)."""
@@ -122,19 +289,37 @@ class SQLiteCheckpointStore:
 
     # --- schema ------------------------------------------------------------------------------------
     def schema_version(self) -> int:
-        version: int = self._connection().execute("PRAGMA user_version").fetchone()[0]
+        version = self._read("PRAGMA user_version")[0][0]
+        assert isinstance(version, int)
         return version
+
+    def check(self) -> None:
+        """Raise ``StoreCorruptError`` (moving the file aside) when SQLite finds damage in it."""
+        try:
+            problems = [str(row[0]) for row in self._connection().execute("PRAGMA quick_check(5)").fetchall()]
+        except sqlite3.DatabaseError as exc:
+            if is_corruption(exc):
+                self._damaged(exc)
+            raise CheckpointError(f"could not check the run store {self.path}: {exc}") from exc
+        if problems != ["ok"]:
+            self._damaged(" ".join("; ".join(problems).split())[:300])
 
     def _migrate(self, connection: sqlite3.Connection) -> None:
         try:
             version = self.schema_version()
+            self.check()
+            if version == 0 and self._read("SELECT count(*) FROM sqlite_master")[0][0]:
+                raise CheckpointError(
+                    f"{self.path} is an SQLite database but not a nexa-lsp run store (it has other tables); "
+                    "nothing was changed in it. Choose another store (--store PATH)"
+                )
             if version > SCHEMA_VERSION:
                 raise StoreSchemaTooNewError(
                     f"{self.path} was written by a newer nexa-lsp (store schema {version}; "
                     f"this version reads up to {SCHEMA_VERSION}); "
                     "upgrade nexa-lsp, or use another store (--store PATH)"
                 )
-            if version == SCHEMA_VERSION:
+            if version == SCHEMA_VERSION and self._has_owner_column(connection):
                 return
             with self._transaction():
                 version = connection.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
@@ -142,13 +327,27 @@ class SQLiteCheckpointStore:
                     raise StoreSchemaTooNewError(f"{self.path} was upgraded by a newer nexa-lsp meanwhile")
                 for target in range(version + 1, SCHEMA_VERSION + 1):
                     MIGRATIONS[target](connection)
+                if not self._has_owner_column(connection):
+                    # additive (older versions ignore it), so the schema version stays
+                    connection.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
                 connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
+            if is_corruption(exc):
+                self._damaged(exc)
             raise CheckpointError(f"{self.path} is not a usable run store: {exc}") from exc
+
+    @staticmethod
+    def _has_owner_column(connection: sqlite3.Connection) -> bool:
+        return any(row[1] == "owner" for row in connection.execute("PRAGMA table_info(runs)").fetchall())
 
     # --- runs ----------------------------------------------------------------------------------------
     def save(self, state: RunState) -> None:
-        """Insert or replace the run, in one transaction."""
+        """Insert or replace the run, in one transaction.
+
+        A ``running`` state records this process as the run's owner. Raises ``RunInUseError``
+        when another live process drives the run (its row is ``running`` and owned by it).
+        """
+        owner = str(current_owner()) if state.status is RunStatus.RUNNING else None
         row = (
             state.run_id,
             state.agent,
@@ -160,24 +359,50 @@ class SQLiteCheckpointStore:
             state.to_json(),
             state.metadata.source,
             state.config.working_directory,
+            owner,
         )
         with self._transaction() as connection:
-            connection.execute(
-                """INSERT INTO runs (run_id, agent, session_id, parent_run_id, status, started_at, updated_at,
-                                     state, source, working_directory)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                   ON CONFLICT(run_id) DO UPDATE SET
-                     agent = excluded.agent, session_id = excluded.session_id,
-                     parent_run_id = excluded.parent_run_id, status = excluded.status,
-                     started_at = excluded.started_at, updated_at = excluded.updated_at,
-                     state = excluded.state, source = excluded.source,
-                     working_directory = excluded.working_directory""",
-                row,
+            changed = connection.execute(_UPSERT, row).rowcount
+        if changed == 0:
+            holder = self.owner(state.run_id)
+            who = holder.describe() if holder is not None else "another process"
+            raise RunInUseError(
+                f"run {state.run_id} is being driven right now by {who}; it was not changed. "
+                "Wait for it to stop, or cancel it there (or stop that process) before resuming it here"
             )
 
+    def _state_of(self, run_id: str, text: object) -> RunState:
+        try:
+            return RunState.from_json(str(text))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise RunUnreadableError(
+                f"run {run_id} in {self.path} cannot be read ({type(exc).__name__}: {str(exc)[:200]}); "
+                "it was edited by hand or written by a newer nexa-lsp. Upgrade nexa-lsp, or delete the run"
+            ) from exc
+
     def get(self, run_id: str) -> RunState | None:
-        row = self._connection().execute("SELECT state FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return None if row is None else RunState.from_json(row[0])
+        rows = self._read("SELECT state FROM runs WHERE run_id = ?", (run_id,))
+        return None if not rows else self._state_of(run_id, rows[0][0])
+
+    def owner(self, run_id: str) -> Owner | None:
+        """The process recorded as driving ``run_id`` (set only while the run is ``running``)."""
+        rows = self._read("SELECT owner FROM runs WHERE run_id = ?", (run_id,))
+        if not rows or not rows[0][0]:
+            return None
+        return Owner.parse(str(rows[0][0]))
+
+    def is_interrupted(self, run_id: str) -> bool:
+        """True when the stored run is ``running`` but no live process drives it (its process died)."""
+        rows = self._read("SELECT status, owner FROM runs WHERE run_id = ?", (run_id,))
+        if not rows or rows[0][0] != RunStatus.RUNNING.value:
+            return False
+        owner = rows[0][1]
+        return not owner_text_alive(None if owner is None else str(owner))
+
+    def interrupted_runs(self) -> list[str]:
+        """Ids of every ``running`` run whose process is gone, oldest first."""
+        rows = self._read("SELECT run_id, owner FROM runs WHERE status = 'running' ORDER BY started_at, rowid")
+        return [str(run_id) for run_id, owner in rows if not owner_text_alive(None if owner is None else str(owner))]
 
     def load(self, run_id: str) -> RunState:
         """The saved run; ``RunNotFoundError`` names the store when it is missing."""
@@ -210,8 +435,18 @@ class SQLiteCheckpointStore:
         if limit is not None:
             query += " LIMIT ?"
             values.append(limit)
-        rows = self._connection().execute(query, values).fetchall()
-        return [RunState.from_json(row[0]) for row in reversed(rows)]
+        rows = self._read(query.replace("SELECT state", "SELECT run_id, state"), values)
+        return self._readable(reversed(rows))
+
+    def _readable(self, rows: Iterator[tuple[object, ...]] | list[tuple[object, ...]]) -> list[RunState]:
+        """States of ``(run_id, state)`` rows; unreadable ones are skipped and noted in ``unreadable``."""
+        states: list[RunState] = []
+        for run_id, text in rows:
+            try:
+                states.append(self._state_of(str(run_id), text))
+            except RunUnreadableError as exc:
+                self.unreadable[str(run_id)] = exc.message
+        return states
 
     def list_runs(
         self,
@@ -237,18 +472,14 @@ class SQLiteCheckpointStore:
 
     def latest_per_agent(self) -> dict[str, RunState]:
         """The most recently started run of every agent in the store."""
-        rows = (
-            self._connection()
-            .execute(
-                """SELECT state FROM runs AS r WHERE r.rowid = (
-                   SELECT rowid FROM runs WHERE agent = r.agent ORDER BY started_at DESC, rowid DESC LIMIT 1)
+        rows = self._read(
+            """SELECT run_id, state FROM runs AS r WHERE r.rowid = (
+               SELECT rowid FROM runs WHERE agent = r.agent ORDER BY started_at DESC, rowid DESC LIMIT 1)
                ORDER BY agent"""
-            )
-            .fetchall()
         )
-        states = [RunState.from_json(row[0]) for row in rows]
-        return {state.agent: state for state in states}
+        return {state.agent: state for state in self._readable(rows)}
 
     def count(self) -> int:
-        count: int = self._connection().execute("SELECT count(*) FROM runs").fetchone()[0]
+        count = self._read("SELECT count(*) FROM runs")[0][0]
+        assert isinstance(count, int)
         return count

@@ -131,6 +131,33 @@ class StoreSchemaTooNewError(CheckpointError):
     code = "NXR022"
 
 
+class StoreCorruptError(CheckpointError):
+    """The store file is damaged (truncated, overwritten, not SQLite).
+
+    The damaged file was moved aside unchanged (``kept_at``); the next use of the store
+    path starts a new, empty store.
+    """
+
+    code = "NXR023"
+
+    def __init__(self, message: str, path: str = "", kept_at: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.kept_at = kept_at
+
+
+class RunInUseError(CheckpointError):
+    """Another live process is driving the run, so this one may not resume it."""
+
+    code = "NXR024"
+
+
+class RunUnreadableError(CheckpointError):
+    """A stored run cannot be read back (edited by hand, or written by a newer nexa-lsp)."""
+
+    code = "NXR025"
+
+
 # --- providers ----------------------------------------------------------------------------
 
 
@@ -215,4 +242,5 @@ RUN_CANCELLED = "NXR050"
 RUN_TIMED_OUT = "NXR051"
 RUN_BUDGET_EXHAUSTED = "NXR052"
 TOOL_FAILED = "NXR053"
+RUN_REJECTED_CALLS = "NXR054"
 RUN_INTERNAL_ERROR = "NXR059"
