@@ -149,7 +149,8 @@ def fix_file(
     applied = 0
     resolver: IncludeResolver = lambda inc, _i: includes(inc, report.path)  # noqa: E731
     for _ in range(MAX_FIX_PASSES):
-        chosen = select_fixes(diagnostics, unsafe=args.unsafe_fixes)
+        # NXM001's fix migrates the whole file: only --migrate does that
+        chosen = select_fixes([d for d in diagnostics if d.code != "NXM001"], unsafe=args.unsafe_fixes)
         if not chosen:
             break
         outcome = apply_fixes(text, chosen)

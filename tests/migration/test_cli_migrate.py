@@ -107,3 +107,10 @@ def test_fix_on_a_24_file_never_migrates_it(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8") == GOOD
     assert result.returncode == 0
     assert "hint NXM001" in result.stdout and "hint NXM002" in result.stdout
+
+
+def test_unsafe_fixes_never_migrate_a_24_file_either(tmp_path: Path) -> None:
+    path = tmp_path / "old.nx"
+    path.write_text(GOOD, encoding="utf-8")
+    nexa(path, "--fix", "--unsafe-fixes")
+    assert path.read_text(encoding="utf-8") == GOOD
