@@ -27,12 +27,12 @@ import asyncio
 import atexit
 import contextlib
 import getpass
-import hashlib
 import os
+import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -60,7 +60,7 @@ from nexa_lsp.runtime.run_state import RunConfig, RunState, RunStatus
 from nexa_lsp.runtime.settings import Settings
 from nexa_lsp.runtime.summary import RunSummary
 from nexa_lsp.runtime.transcript import render_transcript
-from nexa_lsp.server.documents import Checked, DocumentState, normal_path, path_of_uri, uri_of_path
+from nexa_lsp.server.documents import DocumentState, normal_path, path_of_uri, uri_of_path
 
 if TYPE_CHECKING:
     from nexa_lsp.server.app import NexaLanguageServer
@@ -287,18 +287,6 @@ class RunFeatures:
             return []
         return ide.run_diagnostics(views, enabled=settings.runs_enabled)
 
-    def to_lsp_diagnostic(self, source: SourceFile, d: Diagnostic) -> lsp.Diagnostic:
-        from nexa_lsp.server.convert import to_range
-
-        return lsp.Diagnostic(
-            range=to_range(source.lines, d.span.start, d.span.end),
-            message=d.message,
-            severity=lsp.DiagnosticSeverity(int(d.severity)),
-            code=d.code,
-            source="nexa",
-            data={"run_id": d.data.get("run_id"), "agent": d.data.get("agent")},
-        )
-
     def code_lens(self, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
         from nexa_lsp.server.convert import to_range
 
@@ -345,9 +333,9 @@ class RunFeatures:
         start, end = offsets(source.lines, params.range)
         by_run: dict[str, list[lsp.Diagnostic]] = {}
         for diagnostic in params.context.diagnostics:
-            data = diagnostic.data
-            if diagnostic.code in RUN_CODES and isinstance(data, Mapping) and isinstance(data.get("run_id"), str):
-                by_run.setdefault(data["run_id"], []).append(diagnostic)
+            run_id = _diagnostic_run(diagnostic)
+            if run_id is not None:
+                by_run.setdefault(run_id, []).append(diagnostic)
         actions = []
         for action in ide.code_actions(views, uri, start, end, enabled=True, diagnostic_runs=by_run):
             command = action.command
@@ -927,6 +915,20 @@ def _string_map(value: object) -> dict[str, str]:
     return {str(k): str(v) for k, v in value.items() if isinstance(k, str) and v is not None}
 
 
+_RUN_ID = re.compile(r"\brun_[0-9a-f]{32}\b")
+
+
+def _diagnostic_run(diagnostic: lsp.Diagnostic) -> str | None:
+    """The run a run-aware diagnostic is about (its data, else the full run id in its message)."""
+    if diagnostic.code not in RUN_CODES:
+        return None
+    data = diagnostic.data
+    if isinstance(data, Mapping) and isinstance(data.get("run_id"), str):
+        return str(data["run_id"])
+    match = _RUN_ID.search(diagnostic.message)
+    return match.group(0) if match else None
+
+
 def _end_message(state: RunState) -> str:
     if state.status is RunStatus.WAITING_APPROVAL:
         calls = ", ".join(f"{a.tool} ({a.call_id})" for a in state.pending_approvals)
@@ -948,13 +950,6 @@ def _report_message(live: LiveRun) -> str:
     if streamed:
         parts.append(streamed)
     return " · ".join(parts)
-
-
-def _digest(items: Sequence[lsp.Diagnostic]) -> str:
-    digest = hashlib.sha1(usedforsecurity=False)
-    for d in items:
-        digest.update(repr((d.code, d.range.start.line, d.range.start.character, d.message)).encode())
-    return digest.hexdigest()[:12]
 
 
 # --- registration ------------------------------------------------------------------------------------
@@ -1005,85 +1000,21 @@ def register(server: NexaLanguageServer) -> RunFeatures:
 
 
 def _register_code_actions(server: NexaLanguageServer, features: RunFeatures) -> None:
-    """Run actions join the server's code actions: through ``server.code_action_providers``
-    when the server offers that hook, else by chaining an already registered handler, else
-    as the server's code action feature."""
+    """Run actions join the server's ``textDocument/codeAction`` answers (its provider hook)."""
     providers = getattr(server, "code_action_providers", None)
-    if isinstance(providers, list):
-        providers.append(features.code_actions)
+    if not isinstance(providers, list):
+        server.log("runs: this server has no code action hook; run code actions are off", lsp.MessageType.Warning)
         return
-    fm = server.protocol.fm
-    existing = fm.features.get(lsp.TEXT_DOCUMENT_CODE_ACTION)
-    if existing is None:
-
-        @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[ide.RUN_ACTION_KIND]))
-        def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-            return features.code_actions(params)
-
-        return
-
-    from pygls.constants import ATTR_EXECUTE_IN_THREAD
-
-    async def chained(params: lsp.CodeActionParams) -> list[lsp.CodeAction | lsp.Command] | None:
-        if asyncio.iscoroutinefunction(existing):
-            theirs = await existing(params)
-        elif getattr(existing, ATTR_EXECUTE_IN_THREAD, False):
-            theirs = await asyncio.get_running_loop().run_in_executor(server.thread_pool, existing, params)
-        else:
-            theirs = existing(params)
-        try:
-            ours = features.code_actions(params)
-        except Exception as exc:
-            server.log(f"runs: code actions failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
-            ours = []
-        if not ours:
-            return theirs  # type: ignore[no-any-return]
-        return [*(theirs or []), *ours]
-
-    fm.features[lsp.TEXT_DOCUMENT_CODE_ACTION] = chained
-    options = fm.feature_options.get(lsp.TEXT_DOCUMENT_CODE_ACTION)
-    if isinstance(options, lsp.CodeActionOptions):
-        kinds = list(options.code_action_kinds or [])
-        if ide.RUN_ACTION_KIND not in kinds:
-            options.code_action_kinds = [*kinds, ide.RUN_ACTION_KIND]
+    providers.append(features.code_actions)
+    kinds = getattr(server, "code_action_kinds", None)
+    if isinstance(kinds, list) and ide.RUN_ACTION_KIND not in kinds:
+        kinds.append(ide.RUN_ACTION_KIND)
 
 
 def _register_diagnostics(server: NexaLanguageServer, features: RunFeatures) -> None:
-    """Run-aware diagnostics join the document's diagnostics: through
-    ``server.diagnostic_providers`` when the server offers that hook, else by wrapping the
-    server's checker (``nexa_lsp.server.sync.check``)."""
+    """Run-aware diagnostics join each document's diagnostics (the server's provider hook)."""
     providers = getattr(server, "diagnostic_providers", None)
-    if isinstance(providers, list):
-        providers.append(features.diagnostics_for)
+    if not isinstance(providers, list):
+        server.log("runs: this server has no diagnostics hook; run-aware diagnostics are off", lsp.MessageType.Warning)
         return
-    try:
-        from nexa_lsp.server import sync
-    except ImportError:
-        return
-    original = sync.check
-    if getattr(original, "_with_runs", False):
-        return
-
-    def check_with_runs(server: NexaLanguageServer, state: DocumentState) -> Checked:
-        if state.checked is not None and state.checked.version == state.version:
-            return state.checked
-        checked = original(server, state)
-        try:
-            source = server.documents.parsed(state) if server.documents.get(state.uri) is state else state.source
-            ours = features.diagnostics_for(state, source) if source is not None else []
-            extra = [features.to_lsp_diagnostic(source, d) for d in ours] if source is not None else []
-        except Exception as exc:
-            server.log(f"runs: run-aware diagnostics failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
-            return checked
-        if not extra:
-            return checked
-        state.checked = Checked(
-            checked.version,
-            [*checked.diagnostics, *ours],
-            [*checked.lsp, *extra],
-            f"{checked.result_id}-{_digest(extra)}",
-        )
-        return state.checked
-
-    check_with_runs._with_runs = True  # type: ignore[attr-defined]
-    sync.check = check_with_runs
+    providers.append(features.diagnostics_for)
