@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet .
+.venv/bin/python -m pip install --quiet -e .
 NEXA=.venv/bin/nexa-lsp
 echo "== nexa-lsp check examples/"
 "$NEXA" check examples/
