@@ -103,6 +103,7 @@ class RunView:
     actions: tuple[str, ...]
     refused: Mapping[str, str] = field(default_factory=dict)
     drift: tuple[Drift, ...] = ()
+    elsewhere: str | None = None  # another live process drives it (e.g. "process 12 on host")
 
     @property
     def run_id(self) -> str:
@@ -116,7 +117,9 @@ class RunView:
         """``run_1a2b3c4d completed`` plus what blocks it, for a lens title."""
         status = "running" if self.live else self.status.replace("_", " ")
         text = f"{short_id(self.run_id)} {status}"
-        if self.state.unknown_outcomes:
+        if self.elsewhere:
+            text += f" in {self.elsewhere}"
+        elif self.state.unknown_outcomes and not self.live:
             text += " (tool outcome unknown)"
         if self.drift and self.refused:
             text += f" ({', '.join(sorted({d.part for d in self.drift}))} changed)"
@@ -226,10 +229,21 @@ def run_view(
     *,
     live: bool = False,
     provider: str | None = None,
+    elsewhere: str | None = None,
 ) -> RunView:
-    """What the editor may offer for ``state`` now (see the module docstring)."""
+    """What the editor may offer for ``state`` now (see the module docstring).
+
+    ``elsewhere`` describes another live process driving the run (the store's owner): the
+    store refuses to let anyone else resume it, and a cancel from here would be overwritten
+    by that process, so only ``show`` is offered."""
     if live:
         return RunView(state, True, ("cancel", "show"))
+    if elsewhere is not None and state.status is RunStatus.RUNNING:
+        busy = (
+            f"NXR024: run {state.run_id} is being driven right now by {elsewhere}; "
+            "wait for it to stop, or cancel it there"
+        )
+        return RunView(state, False, ("show",), {"resume": busy, "cancel": busy}, elsewhere=elsewhere)
     stored = valid_actions(state)
     offered: list[str] = []
     refused: dict[str, str] = {}
@@ -283,9 +297,12 @@ def agent_views(
     *,
     live: Iterable[str] = (),
     provider: str | None = None,
+    elsewhere: Mapping[str, str] | None = None,
 ) -> list[AgentView]:
     """One view per named agent declaration of ``source``; ``runs`` are the stored runs of
-    this file (other agents' runs are ignored)."""
+    this file (other agents' runs are ignored); ``live`` the ids this server drives now and
+    ``elsewhere`` the running runs another live process drives (id -> that process)."""
+    elsewhere = elsewhere or {}
     live_ids = frozenset(live)
     by_agent: dict[str, list[RunState]] = {}
     for state in runs:
@@ -305,7 +322,17 @@ def agent_views(
                 decl,
                 agent,
                 problem,
-                tuple(run_view(s, agent, problem, live=s.run_id in live_ids, provider=provider) for s in states),
+                tuple(
+                    run_view(
+                        s,
+                        agent,
+                        problem,
+                        live=s.run_id in live_ids,
+                        provider=provider,
+                        elsewhere=elsewhere.get(s.run_id),
+                    )
+                    for s in states
+                ),
                 tuple(tasks),
                 tuple(inputs),
             )
@@ -528,11 +555,16 @@ def run_diagnostics(views: Sequence[AgentView], *, enabled: bool = True) -> list
                     )
                 )
             elif state.status is RunStatus.RUNNING:
-                what = "is running" if run.live else "was interrupted while running: resume or cancel it"
+                if run.live:
+                    what = "is running"
+                elif run.elsewhere:
+                    what = f"is running in {run.elsewhere}"
+                else:
+                    what = "was interrupted while running: resume or cancel it"
                 found.append(
                     _diagnostic(RUN_RUNNING, f"run {state.run_id} of {view.name} {what}", name_span, run, view.name)
                 )
-            if state.unknown_outcomes:
+            if state.unknown_outcomes and not run.live and not run.elsewhere:  # a tool running now is not unknown
                 calls = ", ".join(f"{e.tool} ({e.call_id})" for e in state.unknown_outcomes)
                 found.append(
                     _diagnostic(

@@ -32,7 +32,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -54,6 +54,7 @@ from nexa_lsp.runtime.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from nexa_lsp.runtime.owner import current_owner
 from nexa_lsp.runtime.providers import provider_from_settings
 from nexa_lsp.runtime.providers.base import Provider
 from nexa_lsp.runtime.run_state import RunConfig, RunState, RunStatus
@@ -77,6 +78,9 @@ REPORT_INTERVAL = 0.1
 CANCEL_WAIT = 10.0
 #: Characters of streamed text shown in a progress report.
 REPORT_TEXT = 80
+#: Secrets shorter than this are not searched for (they would match ordinary text).
+MIN_SECRET = 6
+REDACTED = "[redacted]"
 
 
 class Refused(Exception):
@@ -94,6 +98,7 @@ class LiveRun:
     store: SQLiteCheckpointStore
     transcripts: Path
     cancel: CancelToken = field(default_factory=CancelToken)
+    secrets: frozenset[str] = frozenset()
     run_id: str | None = None
     state: RunState | None = None
     streamed: list[str] = field(default_factory=list)
@@ -108,6 +113,14 @@ class LiveRun:
     @property
     def status(self) -> str:
         return "running" if self.state is None else self.state.status.value
+
+
+@dataclass(frozen=True)
+class ProviderChoice:
+    """The ``provider=`` argument of a run and the secrets (keys) it must never write."""
+
+    argument: str | Provider | None
+    secrets: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -263,13 +276,33 @@ class RunFeatures:
         if cached is not None and cached[0] == key and cached[1] is source:
             return cached[2]
         runs: list[RunState] = []
+        elsewhere: dict[str, str] = {}
+        live = self._live_ids()
         if settings.runs_enabled and path is not None:
             store = self._store(store_path, create=False)
             if store is not None:
                 runs = self._stored_runs(store, path)
-        views = ide.agent_views(source, path, runs, live=self._live_ids(), provider=settings.runs_provider or None)
+                elsewhere = self._driven_elsewhere(store, runs, live)
+        views = ide.agent_views(
+            source, path, runs, live=live, provider=settings.runs_provider or None, elsewhere=elsewhere
+        )
         self._views[uri] = (key, source, views)
         return views
+
+    def _driven_elsewhere(
+        self, store: SQLiteCheckpointStore, runs: Sequence[RunState], live: set[str]
+    ) -> dict[str, str]:
+        """Running runs (not driven here) whose owner process is alive: id -> that process."""
+        found: dict[str, str] = {}
+        for state in runs:
+            if state.status is not RunStatus.RUNNING or state.run_id in live:
+                continue
+            if store.is_interrupted(state.run_id):
+                continue
+            owner = store.owner(state.run_id)
+            if owner is not None and owner != current_owner():
+                found[state.run_id] = owner.describe()
+        return found
 
     def _live_ids(self) -> set[str]:
         return {run_id for run_id, live in self.live.items() if live.finished is None or not live.finished.done()}
@@ -352,6 +385,15 @@ class RunFeatures:
 
     # --- after a change ------------------------------------------------------------------------------
 
+    def settings_changed(self) -> None:
+        """Settings decide the store, the provider and whether runs are on: lenses are stale
+        (the server re-checks diagnostics itself)."""
+        self._generation += 1
+        self._views.clear()
+        if self.server.client_supports("workspace.code_lens.refresh_support"):
+            with contextlib.suppress(Exception):  # not connected yet
+                _fire(self.server.workspace_code_lens_refresh(None))
+
     def runs_changed(self, state: RunState) -> None:
         """Tell the client: ``nexa/runsChanged``, lens refresh, run-aware diagnostics again."""
         self._generation += 1
@@ -426,15 +468,23 @@ class RunFeatures:
 
     def _provider(
         self, agent: NexaAgent, name: str | None, config: RunConfig, extra: Mapping[str, str]
-    ) -> str | Provider | None:
+    ) -> ProviderChoice:
         """What to pass as ``provider=``: the setting's name, or - when the client gave provider
-        settings (keys) - that provider built with them (same name, so fingerprints match)."""
-        if not extra:
-            return name
+        settings (keys) - that provider built with them (same name, so fingerprints match);
+        and the secrets the run must never write anywhere (its API key)."""
         working = Path(config.working_directory or os.getcwd())
         extra_dirs = [Path(agent.source).parent] if agent.source else []
         settings = Settings.load(working, config.config_name, extra_dirs, environ={**os.environ, **extra})
-        return provider_from_settings(config.provider or "scripted", settings, working, config.max_retries)
+        resolved = config.provider or "scripted"
+        secrets = {v for k, v in extra.items() if _is_secret_name(k)}
+        key = settings.provider(resolved).api_key
+        if key:
+            secrets.add(key)
+        secrets = {s for s in secrets if len(s) >= MIN_SECRET}
+        if not extra:
+            return ProviderChoice(name, frozenset(secrets))
+        built = provider_from_settings(resolved, settings, working, config.max_retries)
+        return ProviderChoice(built, frozenset(secrets))
 
     # --- commands --------------------------------------------------------------------------------
 
@@ -455,11 +505,11 @@ class RunFeatures:
         provider_name = settings.runs_provider or None
         extra = await self._provider_settings(folder)
         resolved = _guard(lambda: agent.new_run_config(config, provider_name))
-        provider = _guard(lambda: self._provider(agent, provider_name, resolved, extra))
+        choice = _guard(lambda: self._provider(agent, provider_name, resolved, extra))
         store = _guard(lambda: self._store(self._store_path(path), create=True))
         assert store is not None
-        live = self._new_live(agent.name, store)
-        state = await self._start(live, lambda **kw: agent.execute(task, config=config, provider=provider, **kw))
+        live = self._new_live(agent.name, store, choice.secrets)
+        state = await self._start(live, lambda **kw: agent.execute(task, config=config, provider=choice.argument, **kw))
         return {"run_id": state.run_id, "session_id": state.session_id, "status": live.status}
 
     async def resume(self, argument: Mapping[str, Any]) -> dict[str, Any]:
@@ -468,9 +518,9 @@ class RunFeatures:
         self._enabled_or_refuse(_source_path(state))
         self._not_live(run_id, "resume")
         _path, agent = self._agent_of_run(state)
-        provider = await self._resume_provider(agent, state)
-        live = self._new_live(agent.name, store)
-        started = await self._start(live, lambda **kw: agent.execute(state=state, provider=provider, **kw))
+        choice = await self._resume_provider(agent, state)
+        live = self._new_live(agent.name, store, choice.secrets)
+        started = await self._start(live, lambda **kw: agent.execute(state=state, provider=choice.argument, **kw))
         return {"run_id": started.run_id, "session_id": started.session_id, "status": live.status}
 
     async def continue_(self, argument: Mapping[str, Any]) -> dict[str, Any]:
@@ -486,10 +536,10 @@ class RunFeatures:
         provider_name = settings.runs_provider or None
         extra = await self._provider_settings(self._folder_of(path))
         resolved = _guard(lambda: agent.continuation_config(previous, config, provider_name))
-        provider = _guard(lambda: self._provider(agent, provider_name, resolved, extra))
-        live = self._new_live(agent.name, store)
+        choice = _guard(lambda: self._provider(agent, provider_name, resolved, extra))
+        live = self._new_live(agent.name, store, choice.secrets)
         state = await self._start(
-            live, lambda **kw: agent.continue_run(previous, text, config=config, provider=provider, **kw)
+            live, lambda **kw: agent.continue_run(previous, text, config=config, provider=choice.argument, **kw)
         )
         return {
             "run_id": state.run_id,
@@ -511,17 +561,17 @@ class RunFeatures:
             self.runs_changed(decided)
             return {"run_id": run_id, "status": decided.status.value}
         _path, agent = self._agent_of_run(state)
-        provider = await self._resume_provider(agent, decided)
-        blockers = _guard(lambda: resume_blockers(decided, agent, provider))
+        choice = await self._resume_provider(agent, decided)
+        blockers = _guard(lambda: resume_blockers(decided, agent, choice.argument))
         blockers = [b for b in blockers if not isinstance(b, ApprovalPendingError)]
         if blockers:
             raise Refused(str(blockers[0]))
         store.save(decided)
-        live = self._new_live(agent.name, store)
-        await self._start(live, lambda **kw: agent.execute(state=decided, provider=provider, **kw))
+        live = self._new_live(agent.name, store, choice.secrets)
+        await self._start(live, lambda **kw: agent.execute(state=decided, provider=choice.argument, **kw))
         return {"run_id": run_id, "status": live.status}
 
-    async def _resume_provider(self, agent: NexaAgent, state: RunState) -> str | Provider | None:
+    async def _resume_provider(self, agent: NexaAgent, state: RunState) -> ProviderChoice:
         path = _source_path(state)
         settings = self._settings(path)
         provider_name = settings.runs_provider or None
@@ -584,37 +634,40 @@ class RunFeatures:
         self._enabled_or_refuse(source_path)
         store_paths = [self._store_path(source_path)] if source_path is not None else self._known_store_paths()
         source = str(source_path.resolve()) if source_path is not None else None
-        runs: dict[str, RunState] = {}
+        runs: dict[str, tuple[SQLiteCheckpointStore, RunState]] = {}
         for store_path in store_paths:
             store = self._store(store_path, create=False)
             if store is None:
                 continue
             for state in store.list_states(agent=agent, session_id=session_id, source=source):
-                runs[state.run_id] = state
-        for live in self.live.values():
-            st = live.state
-            if st is not None and st.run_id in runs:
-                runs[st.run_id] = st
-        ordered = sorted(runs.values(), key=lambda s: (s.started_at, s.updated_at))
-        return {"runs": [self._summary(state) for state in ordered]}
+                live = self.live.get(state.run_id)
+                runs[state.run_id] = (store, live.state if live is not None and live.state is not None else state)
+        ordered = sorted(runs.values(), key=lambda item: (item[1].started_at, item[1].updated_at))
+        agents: dict[tuple[str | None, str], tuple[NexaAgent | None, str | None]] = {}
+        return {"runs": [self._summary(store, state, agents) for store, state in ordered]}
 
-    def _summary(self, state: RunState) -> dict[str, Any]:
+    def _summary(
+        self,
+        store: SQLiteCheckpointStore,
+        state: RunState,
+        agents: dict[tuple[str | None, str], tuple[NexaAgent | None, str | None]],
+    ) -> dict[str, Any]:
         """``RunSummary`` with ``actions`` narrowed to what would be accepted now."""
         summary = RunSummary.of(state).to_dict()
-        live = state.run_id in self._live_ids()
-        agent: NexaAgent | None = None
-        problem: str | None = None
+        live_ids = self._live_ids()
+        live = state.run_id in live_ids
         source_path = _source_path(state)
         provider = self._settings(source_path).runs_provider or None
-        if not live:
+        key = (state.metadata.source, state.agent)
+        if key not in agents:
             try:
-                _path, agent = self._agent_of_run(state)
+                agents[key] = (self._agent_of_run(state)[1], None)
             except Refused as exc:
-                problem = str(exc)
-        view = ide.run_view(state, agent, problem, live=live, provider=provider)
+                agents[key] = (None, str(exc))
+        agent, problem = agents[key]
+        elsewhere = self._driven_elsewhere(store, [state], live_ids).get(state.run_id)
+        view = ide.run_view(state, agent, problem, live=live, provider=provider, elsewhere=elsewhere)
         summary["actions"] = list(view.actions)
-        if live:
-            summary["status"] = "running"
         return summary
 
     def _not_live(self, run_id: str, verb: str) -> None:
@@ -623,8 +676,8 @@ class RunFeatures:
 
     # --- running in the background ----------------------------------------------------------------
 
-    def _new_live(self, agent: str, store: SQLiteCheckpointStore) -> LiveRun:
-        return LiveRun(agent, store, store.path.parent / "transcripts")
+    def _new_live(self, agent: str, store: SQLiteCheckpointStore, secrets: frozenset[str]) -> LiveRun:
+        return LiveRun(agent, store, store.path.parent / "transcripts", secrets=secrets)
 
     async def _start(self, live: LiveRun, entry: Callable[..., RunState]) -> RunState:
         """Drive ``entry`` on a thread; answer once the run's first state is saved.
@@ -637,6 +690,7 @@ class RunFeatures:
         self._starting.add(live)
 
         def save(state: RunState) -> None:
+            state = redact(state, live.secrets)  # a provider may echo its key in an error or reply
             live.store.save(state)
             self._post(self._on_saved, live, state)
 
@@ -649,7 +703,7 @@ class RunFeatures:
             except BaseException as exc:  # a refusal before the first save, or a bug
                 self._post(self._on_failed, live, exc)
                 return
-            self._post(self._on_finished, live, final)
+            self._post(self._on_finished, live, redact(final, live.secrets))
 
         live.thread = threading.Thread(target=drive, name=f"nexa-run-{live.agent}", daemon=True)
         live.thread.start()
@@ -710,7 +764,8 @@ class RunFeatures:
             live.finished.set_exception(RuntimeError(str(exc)))
             live.finished.exception()  # retrieved: nobody may await it
         if live.run_id is not None:  # a bug after the run started: say so, keep the store as it is
-            self.server.log(f"runs: run {live.run_id} stopped unexpectedly: {exc}", lsp.MessageType.Error)
+            reason = scrub(str(exc), live.secrets)
+            self.server.log(f"runs: run {live.run_id} stopped unexpectedly: {reason}", lsp.MessageType.Error)
             self._end_progress(live, f"stopped unexpectedly: {type(exc).__name__}")
 
     def _on_finished(self, live: LiveRun, final: RunState) -> None:
@@ -805,7 +860,7 @@ class RunFeatures:
         text = render_transcript(state)
         if live is not None and live.finished is not None and not live.finished.done():
             text += "\n## Now\n\n"
-            streamed = "".join(live.streamed)
+            streamed = scrub("".join(live.streamed), live.secrets)
             if streamed:
                 text += f"**assistant** (streaming):\n\n{streamed}\n\n"
             if live.activity:
@@ -909,6 +964,49 @@ def _runs_sections(options: object) -> list[Mapping[str, Any]]:
     return found
 
 
+def _is_secret_name(name: str) -> bool:
+    upper = name.upper()
+    return any(word in upper for word in ("KEY", "TOKEN", "SECRET", "PASSWORD"))
+
+
+def scrub(text: str, secrets: frozenset[str]) -> str:
+    """``text`` with every secret replaced by ``[redacted]``."""
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def redact(state: RunState, secrets: frozenset[str]) -> RunState:
+    """``state`` without any secret in its texts (same ``updated_at``); unchanged when clean."""
+    if not secrets or not any(s in state.to_json() for s in secrets):
+        return state
+
+    def clean(text: str | None) -> str | None:
+        return None if text is None else scrub(text, secrets)
+
+    history = tuple(
+        replace(
+            m,
+            content=scrub(m.content, secrets),
+            tool_calls=tuple(replace(c, arguments=scrub(c.arguments, secrets)) for c in m.tool_calls),
+        )
+        for m in state.history
+    )
+    journal = tuple(replace(e, arguments=scrub(e.arguments, secrets), result=clean(e.result)) for e in state.journal)
+    approvals = tuple(replace(a, arguments=scrub(a.arguments, secrets)) for a in state.approvals)
+    error = None if state.error is None else replace(state.error, message=scrub(state.error.message, secrets))
+    return replace(
+        state,
+        input=scrub(state.input, secrets),
+        output=scrub(state.output, secrets),
+        history=history,
+        journal=journal,
+        approvals=approvals,
+        error=error,
+    )
+
+
 def _string_map(value: object) -> dict[str, str]:
     if not isinstance(value, Mapping):
         return {}
@@ -941,7 +1039,7 @@ def _end_message(state: RunState) -> str:
 
 def _report_message(live: LiveRun) -> str:
     head = f"{ide.short_id(live.run_id)} {live.status}" if live.run_id else "starting"
-    streamed = " ".join("".join(live.streamed).split())
+    streamed = scrub(" ".join("".join(live.streamed).split()), live.secrets)
     if len(streamed) > REPORT_TEXT:
         streamed = "…" + streamed[-REPORT_TEXT:]
     parts = [head]
@@ -966,6 +1064,9 @@ def register(server: NexaLanguageServer) -> RunFeatures:
 
     _register_code_actions(server, features)
     _register_diagnostics(server, features)
+    listeners = getattr(server, "settings_listeners", None)
+    if isinstance(listeners, list):
+        listeners.append(features.settings_changed)
 
     def command(name: str, handler: Callable[[Mapping[str, Any]], Any]) -> None:
         async def run_command(ls: object, *arguments: object) -> Any:

@@ -9,16 +9,20 @@ import asyncio
 import json
 import os
 import sqlite3
-from collections.abc import AsyncIterator
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
+from nexa_lsp.runtime.run_state import RunState
 from tests.server.conftest import (
     SERVER_COMMAND,
     TIMEOUT,
@@ -30,6 +34,8 @@ from tests.server.conftest import (
     uri,
     wait_until,
 )
+
+T = TypeVar("T")
 
 RUN_KIND = "source.nexa.run"
 VSCODE = "visual_studio_code"
@@ -86,6 +92,13 @@ def lookup(**arguments):
 def publish(**arguments):
     _record("publish", arguments)
     return "published"
+
+
+def env_echo(**arguments):
+    import os
+
+    _record("env_echo", arguments)
+    return "LOOP_API_KEY=" + os.environ.get("LOOP_API_KEY", "")
 '''
 
 
@@ -209,6 +222,18 @@ async def session(
             await client.stop()
 
 
+async def eventually(probe: Callable[[], Awaitable[T]], accept: Callable[[T], bool]) -> T:
+    """Ask again until the answer is accepted (e.g. after settings reached the server)."""
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while True:
+        value = await probe()
+        if accept(value):
+            return value
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out; last answer: {value!r}")
+        await asyncio.sleep(0.03)
+
+
 async def open_workspace_document(client: LanguageClient, ws: Workspace) -> None:
     open_document(client, ws.uri, ws.text)
 
@@ -328,3 +353,48 @@ async def diagnostic_with(
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"timed out waiting for {code} {'to appear' if present else 'to go'}: {items}")
         await asyncio.sleep(0.03)
+
+
+_CRASH = """
+import json, os, sys
+from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
+from nexa_lsp.runtime.declarations import load_agent
+from nexa_lsp.runtime.providers.scripted import ScriptedProvider
+from nexa_lsp.runtime.run_state import RunConfig
+
+doc, name, task, replies, mode, store_path, folder = json.loads(sys.argv[1])
+store = SQLiteCheckpointStore(store_path)
+
+
+def save(state):
+    store.save(state)
+    asked = any(m.tool_calls for m in state.history) and not state.journal
+    started = any(e.status == "started" for e in state.journal)
+    if (mode == "asked" and asked) or (mode == "started" and started):
+        print(state.run_id, flush=True)
+        os._exit(0)  # killed: nothing after this save happens
+
+
+load_agent(doc, name).execute(
+    task, config=RunConfig(working_directory=folder), save=save, provider=ScriptedProvider({"replies": replies})
+)
+sys.exit(3)
+"""
+
+
+def crashed_run(ws: Workspace, agent_name: str, task: str, replies: list[dict[str, Any]], mode: str) -> RunState:
+    """Run ``agent_name`` in another process that dies right after a save: once the model
+    asked for a tool (``mode="asked"``), or once the journal says the tool started
+    (``mode="started"``, an unknown outcome). The store keeps that ``running`` state, owned
+    by a process that is gone - an interrupted run. No tool ever runs."""
+    argument = json.dumps([str(ws.doc), agent_name, task, replies, mode, str(ws.store), str(ws.folder)])
+    done = subprocess.run(
+        [sys.executable, "-c", _CRASH, argument], capture_output=True, text=True, timeout=60, env=clean_environment()
+    )
+    assert done.returncode == 0, done.stderr
+    run_id = done.stdout.strip()
+    with SQLiteCheckpointStore(ws.store) as store:
+        state = store.load(run_id)
+        assert store.is_interrupted(run_id)
+    assert state.status.value == "running"
+    return state
