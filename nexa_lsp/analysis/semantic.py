@@ -9,16 +9,18 @@ completion show, so the editor and the checker describe properties alike.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from nexa_lsp.analysis.symbols import (
     Analysis,
     ChunkCache,
     DeclKind,
+    NameRef,
     RefRole,
     Symbol,
     analyze,
+    chunk_facts,
     declared_kind,
     file_symbols,
     locator_from_resolver,
@@ -260,17 +262,45 @@ def _undefined(analysis: Analysis, name: str, span: t.Span, role: RefRole) -> Di
     return Diagnostic(code, message, span, Severity.WARNING, fixes)
 
 
+class _RefProblems:
+    """The references of one chunk that resolve badly, for one set of visible declarations."""
+
+    __slots__ = ("problems", "signature")
+
+    def __init__(self) -> None:
+        self.signature: int | None = None
+        self.problems: list[NameRef] = []
+
+
+_REF_PROBLEMS: ChunkCache[_RefProblems] = ChunkCache(lambda _chunk: _RefProblems())
+
+
+def _is_problem(analysis: Analysis, ref: NameRef) -> bool:
+    info = _ROLE_CODES.get(ref.role)
+    if info is None:
+        return False
+    symbol = analysis.lookup(ref.name)
+    return symbol is None or symbol.kind not in info[2]
+
+
+def _problem_refs(analysis: Analysis) -> Iterator[NameRef]:
+    """References that are undefined or of the wrong kind. Per chunk, the answer is kept
+    until a declared name or kind changes, so an edit inside a body re-checks that body only."""
+    signature = analysis.signature
+    for chunk in analysis.source.chunks:
+        memo = _REF_PROBLEMS.get(chunk)
+        if memo.signature != signature:
+            memo.problems = [ref for ref in chunk_facts(chunk).refs if _is_problem(analysis, ref)]
+            memo.signature = signature
+        yield from memo.problems
+
+
 def _reference_diagnostics(analysis: Analysis) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for ref in analysis.file.refs:
-        info = _ROLE_CODES.get(ref.role)
-        if info is None:
-            continue
+    for ref in _problem_refs(analysis):
         symbol = analysis.lookup(ref.name)
         if symbol is None:
             out.append(_undefined(analysis, ref.name, ref.span, ref.role))
-            continue
-        if symbol.kind in info[2]:
             continue
         if ref.role is RefRole.USES:
             out.append(Diagnostic(

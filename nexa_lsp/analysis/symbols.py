@@ -140,8 +140,12 @@ class LocalVar:
 
 @dataclass(slots=True)
 class ChunkFacts:
+    """What one chunk declares and mentions (depends on the chunk's text only)."""
+
     refs: list[NameRef]
     locals: list[LocalVar]
+    symbols: list[Symbol]  # the chunk's named declarations
+    decl_hash: int  # summarises (name, kind) of the declarations
 
 
 # ---------------------------------------------------------------------- per-chunk cache
@@ -575,9 +579,14 @@ class _Collector:
 
 def _collect_chunk(chunk: ParsedChunk) -> ChunkFacts:
     collector = _Collector(chunk.text, chunk.anchor)
+    symbols: list[Symbol] = []
     for item in chunk.items:
         collector.item(item)
-    return ChunkFacts(collector.refs, collector.locals)
+        kind = declared_kind(item)
+        if kind is not None and item.name:
+            symbols.append(Symbol(item, kind, None))
+    decl_hash = hash(tuple((sym.name, sym.kind.value) for sym in symbols)) if symbols else 0
+    return ChunkFacts(collector.refs, collector.locals, symbols, decl_hash)
 
 
 _FACTS: ChunkCache[ChunkFacts] = ChunkCache(_collect_chunk)
@@ -599,10 +608,13 @@ class FileSymbols:
     declarations: dict[str, list[t.Decl]]
     refs: list[NameRef]
     locals: list[LocalVar]
+    symbols: dict[str, list[Symbol]]  # the same declarations as symbols of this file
+    signature: int  # changes when a declared name or kind changes (not when a body does)
 
 
 _FILE_MEMO: OrderedDict[int, tuple[SourceFile, FileSymbols]] = OrderedDict()
 _MEMO_SIZE = 64
+_HASH_MASK = (1 << 64) - 1
 
 
 def file_symbols(source: SourceFile) -> FileSymbols:
@@ -612,20 +624,23 @@ def file_symbols(source: SourceFile) -> FileSymbols:
         _FILE_MEMO.move_to_end(id(source))
         return entry[1]
     declarations: dict[str, list[t.Decl]] = {}
+    symbols: dict[str, list[Symbol]] = {}
     refs: list[NameRef] = []
     local_vars: list[LocalVar] = []
+    signature = 0
     for chunk in source.chunks:
-        for item in chunk.items:
-            if declared_kind(item) is not None and item.name:
-                declarations.setdefault(item.name, []).append(item)
         facts = chunk_facts(chunk)
+        for symbol in facts.symbols:
+            declarations.setdefault(symbol.name, []).append(symbol.decl)
+            symbols.setdefault(symbol.name, []).append(symbol)
+        signature = (signature + facts.decl_hash) & _HASH_MASK
         refs.extend(facts.refs)
         local_vars.extend(facts.locals)
-    symbols = FileSymbols(source, declarations, refs, local_vars)
-    _FILE_MEMO[id(source)] = (source, symbols)
+    result = FileSymbols(source, declarations, refs, local_vars, symbols, signature)
+    _FILE_MEMO[id(source)] = (source, result)
     while len(_FILE_MEMO) > _MEMO_SIZE:
         _FILE_MEMO.popitem(last=False)
-    return symbols
+    return result
 
 
 # ---------------------------------------------------------------------- a file with its includes
@@ -708,6 +723,7 @@ class Analysis:
     file: FileSymbols
     includes: list[IncludedFile]
     scope: dict[str, list[Symbol]]
+    signature: int  # changes when any visible declaration's name or kind changes
     _index: list[tuple[int, int, Occurrence]] | None = None
     _starts: list[int] | None = None
 
@@ -727,10 +743,6 @@ class Analysis:
             symbol = symbols[0]
             if wanted is None or symbol.kind in wanted:
                 yield symbol
-
-    def own_symbol(self, decl: t.Decl) -> Symbol | None:
-        kind = declared_kind(decl)
-        return Symbol(decl, kind, None) if kind is not None else None
 
     # -- positions
 
@@ -806,16 +818,18 @@ def analyze(source: SourceFile, path: Path | None = None, locate: IncludeLocator
         if [i.path for i in previous.includes] == [i.path for i in includes]:
             _ANALYSIS_MEMO.move_to_end(key)
             return previous
-    scope: dict[str, list[Symbol]] = {}
-    for name, decls in own.declarations.items():
-        scope[name] = [Symbol(d, kind, None) for d in decls if (kind := declared_kind(d)) is not None]
+    scope: dict[str, list[Symbol]] = dict(own.symbols)  # the file's own lists are shared, never changed
+    include_facts: list[tuple[str, str, int | None, bool]] = []
     for inc in includes:
+        include_facts.append((inc.include.name, str(inc.path), inc.symbols.signature if inc.symbols else None,
+                              inc.secrets))
         if inc.symbols is None:
             continue
         for name, decls in inc.symbols.declarations.items():
-            bucket = scope.setdefault(name, [])
-            bucket.extend(Symbol(d, kind, inc) for d in decls if (kind := declared_kind(d)) is not None)
-    analysis = Analysis(own, includes, scope)
+            added = [Symbol(d, kind, inc) for d in decls if (kind := declared_kind(d)) is not None]
+            scope[name] = [*scope.get(name, ()), *added]
+    signature = hash((own.signature, tuple(include_facts)))
+    analysis = Analysis(own, includes, scope, signature)
     _ANALYSIS_MEMO[key] = (source, [i.symbols.source if i.symbols else None for i in includes], analysis)
     while len(_ANALYSIS_MEMO) > _MEMO_SIZE:
         _ANALYSIS_MEMO.popitem(last=False)

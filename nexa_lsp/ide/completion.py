@@ -59,12 +59,25 @@ class CompletionData:
     insert_text: str | None = None
     snippet: str | None = None
     group: int = 5  # sort group: lower first
+    symbol: Symbol | None = None  # documentation is computed on demand (`item_documentation`)
 
 
 @dataclass(frozen=True, slots=True)
 class Completions:
     items: list[CompletionData]
     replace_start: int  # the items replace text from here to the cursor
+    incomplete: bool = False  # more items match: ask again as the user types
+
+
+#: At most this many items are returned (the best first); typing narrows them down.
+MAX_ITEMS = 200
+
+
+def item_documentation(item: CompletionData) -> str:
+    """The Markdown documentation of an item (for declarations, built only when asked)."""
+    if item.symbol is not None:
+        return symbol_summary(item.symbol)
+    return item.documentation
 
 
 _KIND_ITEM = {
@@ -99,7 +112,28 @@ def complete(analysis: Analysis, offset: int) -> Completions:
         items = _top_level(analysis, ctx)
     else:
         items = _inside(analysis, ctx)
-    return Completions(items, ctx.prefix_start)
+    return _narrowed(items, ctx.prefix, ctx.prefix_start)
+
+
+def _narrowed(items: list[CompletionData], prefix: str, replace_start: int) -> Completions:
+    """Items matching the typed prefix (a case-insensitive subsequence), best first, capped."""
+    if prefix:
+        items = [i for i in items if _matches(prefix, i.label)]
+    if len(items) <= MAX_ITEMS:
+        return Completions(items, replace_start)
+    items = sorted(items, key=lambda i: (not i.label.lower().startswith(prefix.lower()), i.group, i.label))
+    return Completions(items[:MAX_ITEMS], replace_start, incomplete=True)
+
+
+def _matches(prefix: str, label: str) -> bool:
+    label = label.lower()
+    pos = 0
+    for ch in prefix.lower():
+        pos = label.find(ch, pos)
+        if pos == -1:
+            return False
+        pos += 1
+    return True
 
 
 # ---------------------------------------------------------------------- top level and headers
@@ -161,8 +195,8 @@ def _symbols(analysis: Analysis, kinds: tuple[DeclKind, ...]) -> list[Completion
 def _symbol_item(symbol: Symbol) -> CompletionData:
     where = f" (from {symbol.include.include.name})" if symbol.include is not None else ""
     group = {DeclKind.AGENT: 2, DeclKind.TOOL: 3, DeclKind.FLOW: 3}.get(symbol.kind, 4)
-    return CompletionData(symbol.name, _KIND_ITEM[symbol.kind], f"{symbol.kind.value}{where}",
-                          symbol_summary(symbol), symbol.name, None, group)
+    return CompletionData(symbol.name, _KIND_ITEM[symbol.kind], f"{symbol.kind.value}{where}", "", symbol.name,
+                          None, group, symbol)
 
 
 # ---------------------------------------------------------------------- inside brackets

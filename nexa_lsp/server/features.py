@@ -60,18 +60,22 @@ def _other_analyses(server: NexaLanguageServer, state: DocumentState, name: str)
 
 
 def _markup(server: NexaLanguageServer, text: str, capability: str) -> lsp.MarkupContent | str:
-    formats = _formats(server, capability)
-    if formats is None or lsp.MarkupKind.Markdown in formats:
+    """Markdown when the client renders it, else the same text as plain text."""
+    formats = _client_list(server, capability)
+    if lsp.MarkupKind.Markdown in formats:
         return lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text)
-    return lsp.MarkupContent(kind=lsp.MarkupKind.PlainText, value=text)
+    if lsp.MarkupKind.PlainText in formats:
+        return lsp.MarkupContent(kind=lsp.MarkupKind.PlainText, value=text)
+    return text
 
 
-def _formats(server: NexaLanguageServer, capability: str) -> list[lsp.MarkupKind] | None:
+def _client_list(server: NexaLanguageServer, capability: str) -> list[Any]:
+    """A list-valued client capability (empty when the client does not declare it)."""
     value: Any = server.client_capabilities
     for part in capability.split("."):
         value = getattr(value, part, None)
         if value is None:
-            return None
+            return []
     return list(value)
 
 
@@ -101,22 +105,32 @@ def _flat_symbols(uri: str, lines: Any, symbols: Iterable[OutlineSymbol], contai
 # ---------------------------------------------------------------------- completion
 
 
-def _completion_item(server: NexaLanguageServer, item: Any, rng: lsp.Range, snippets: bool) -> lsp.CompletionItem:
+def _completion_item(server: NexaLanguageServer, item: Any, rng: lsp.Range | None, snippets: bool,
+                     resolve_data: dict[str, str] | None) -> lsp.CompletionItem:
+    """One item; ``rng`` None when the list's default edit range applies, ``resolve_data`` set
+    when the documentation of a declaration is left to ``completionItem/resolve``."""
+    from nexa_lsp.ide.completion import item_documentation
+
     use_snippet = snippets and item.snippet is not None
     text = item.snippet if use_snippet else (item.insert_text or item.label)
     documentation = None
-    if item.documentation:
-        documentation = _markup(server, item.documentation,
-                                "text_document.completion.completion_item.documentation_format")
+    data = None
+    if item.symbol is not None and resolve_data is not None:
+        data = {**resolve_data, "name": item.label}
+    else:
+        docs = item_documentation(item)
+        if docs:
+            documentation = _markup(server, docs, "text_document.completion.completion_item.documentation_format")
     return lsp.CompletionItem(
         label=item.label,
         kind=getattr(lsp.CompletionItemKind, item.kind.value),
         detail=item.detail or None,
         documentation=documentation,
         sort_text=f"{item.group}{item.label}",
-        filter_text=item.label,
-        text_edit=lsp.TextEdit(range=rng, new_text=text),
+        text_edit=lsp.TextEdit(range=rng, new_text=text) if rng is not None else None,
+        text_edit_text=text if rng is None and text != item.label else None,
         insert_text_format=lsp.InsertTextFormat.Snippet if use_snippet else lsp.InsertTextFormat.PlainText,
+        data=data,
     )
 
 
@@ -243,16 +257,39 @@ def register(server: NexaLanguageServer) -> None:
         return lsp.Hover(contents=_markup(server, found.markdown, "text_document.hover.content_format"),
                          range=to_range(analysis.source.lines, found.start, found.end))
 
-    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."]))
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."],
+                                                                        resolve_provider=True))
     def completion(params: lsp.CompletionParams) -> lsp.CompletionList:
         from nexa_lsp.ide.completion import complete
 
-        _state, analysis, at = _cursor(server, params.text_document.uri, params.position)
+        state, analysis, at = _cursor(server, params.text_document.uri, params.position)
         result = complete(analysis, at)
         rng = to_range(analysis.source.lines, result.replace_start, at)
         snippets = server.client_supports("text_document.completion.completion_item.snippet_support")
-        items = [_completion_item(server, item, rng, snippets) for item in result.items]
-        return lsp.CompletionList(is_incomplete=False, items=items)
+        defaults = None
+        item_range: lsp.Range | None = rng
+        if "editRange" in _client_list(server, "text_document.completion.completion_list.item_defaults"):
+            defaults = lsp.CompletionItemDefaults(edit_range=rng)
+            item_range = None
+        lazy = "documentation" in _client_list(
+            server, "text_document.completion.completion_item.resolve_support.properties")
+        resolve_data = {"uri": state.uri} if lazy else None
+        items = [_completion_item(server, item, item_range, snippets, resolve_data) for item in result.items]
+        return lsp.CompletionList(is_incomplete=result.incomplete, items=items, item_defaults=defaults)
+
+    @server.feature(lsp.COMPLETION_ITEM_RESOLVE)
+    def completion_resolve(item: lsp.CompletionItem) -> lsp.CompletionItem:
+        from nexa_lsp.ide.describe import symbol_summary
+
+        data = item.data if isinstance(item.data, dict) else {}
+        state = server.documents.get(str(data.get("uri", "")))
+        if state is None or item.documentation is not None:
+            return item
+        symbol = server.documents.analysis(state).lookup(str(data.get("name", "")))
+        if symbol is not None:
+            item.documentation = _markup(server, symbol_summary(symbol),
+                                         "text_document.completion.completion_item.documentation_format")
+        return item
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     def definition(params: lsp.DefinitionParams) -> list[lsp.Location]:

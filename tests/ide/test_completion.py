@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nexa_lsp.ide.completion import ItemKind, complete
+from nexa_lsp.ide.completion import MAX_ITEMS, ItemKind, complete, item_documentation
 from tests.ide.helpers import LIB, PROGRAM, analysed, split_cursor
 
 
@@ -12,12 +12,14 @@ def labels(text_with_cursor: str, includes: dict[str, str] | None = None) -> lis
 
 
 def test_declaration_keywords_at_top_level_with_snippets() -> None:
-    text, offset = split_cursor(PROGRAM + "\nag‸")
-    result = complete(analysed(text), offset)
-    by_label = {i.label: i for i in result.items}
+    text, offset = split_cursor(PROGRAM + "\n‸")
+    by_label = {i.label: i for i in complete(analysed(text), offset).items}
     assert {"agent", "tool", "flow", "protocol", "include"} <= set(by_label)
     assert "nexa" not in by_label  # a version declaration must come first
     assert by_label["agent"].snippet is not None and "${1:Name}" in by_label["agent"].snippet
+    text, offset = split_cursor(PROGRAM + "\nag‸")
+    result = complete(analysed(text), offset)
+    assert [i.label for i in result.items] == ["agent"]  # narrowed to what was typed
     assert result.replace_start == offset - 2
 
 
@@ -37,7 +39,8 @@ def test_agent_properties_inside_the_body() -> None:
 
 def test_property_values_after_the_colon() -> None:
     assert labels('agent A {\n    memory: ‸\n}\n') == ["local", "shared", "persistent"]
-    assert labels('agent A {\n    stream: t‸\n}\n') == ["true", "false"]
+    assert labels('agent A {\n    stream: ‸\n}\n') == ["true", "false"]
+    assert labels('agent A {\n    stream: t‸\n}\n') == ["true"]
     # a new line after a complete entry starts the next key
     assert "role" in labels('agent A {\n    prompt: "x"\n    memory: local\n    ‸\n}\n')
 
@@ -93,3 +96,14 @@ def test_pipeline_stage_offers_agents() -> None:
 def test_nothing_inside_strings_and_comments() -> None:
     assert labels(PROGRAM.replace("Look the record", "Look ‸the record")) == []
     assert labels(PROGRAM + "\n// agent ‸\n") == []
+
+
+def test_many_names_are_capped_and_documented_on_demand() -> None:
+    agents = "".join(f'agent Agent{i} {{ prompt: "p{i}" }}\n' for i in range(300))
+    text, offset = split_cursor(agents + "flow f {\n    ‸\n}\n")
+    result = complete(analysed(text), offset)
+    assert result.incomplete and len(result.items) == MAX_ITEMS
+    text, offset = split_cursor(agents + "flow f {\n    Agent29‸\n}\n")
+    result = complete(analysed(text), offset)
+    assert not result.incomplete and [i.label for i in result.items][:1] == ["Agent29"]
+    assert item_documentation(result.items[0]).count("p29") == 1

@@ -40,8 +40,12 @@ def make_client() -> LanguageClient:
         ls.applied_edits.append(params)  # type: ignore[attr-defined]
         return lsp.ApplyWorkspaceEditResult(applied=True)
 
+    def code_lens_refresh(ls: LanguageClient, params: None) -> None:
+        return None
+
     features[lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
     features[lsp.WORKSPACE_APPLY_EDIT] = apply_edit
+    features[lsp.WORKSPACE_CODE_LENS_REFRESH] = code_lens_refresh
     register_lsp_features(client, features)
     return client
 

@@ -107,12 +107,36 @@ async def test_completion_of_agent_properties_respects_snippet_support(client: L
     assert isinstance(result, lsp.CompletionList)
     role = next(i for i in result.items if i.label == "role")
     assert role.kind == lsp.CompletionItemKind.Property
-    assert isinstance(role.text_edit, lsp.TextEdit)
-    assert role.text_edit.range == lsp.Range(lsp.Position(pos.line, pos.character - 2), pos)
+    typed = lsp.Range(lsp.Position(pos.line, pos.character - 2), pos)
+    replaced, inserted = edit_of(result, role)
+    assert replaced == typed
     if snippet_client(client):
-        assert role.insert_text_format == lsp.InsertTextFormat.Snippet and role.text_edit.new_text == 'role: "$1"'
+        assert role.insert_text_format == lsp.InsertTextFormat.Snippet and inserted == 'role: "$1"'
     else:
-        assert role.insert_text_format == lsp.InsertTextFormat.PlainText and role.text_edit.new_text == "role: "
+        assert role.insert_text_format == lsp.InsertTextFormat.PlainText and inserted == "role: "
+    close_document(client, target)
+
+
+def edit_of(result: lsp.CompletionList, item: lsp.CompletionItem) -> tuple[lsp.Range, str]:
+    """The range an item replaces and its text (per item, or from the list's defaults)."""
+    if isinstance(item.text_edit, lsp.TextEdit):
+        return item.text_edit.range, item.text_edit.new_text
+    assert result.item_defaults is not None and isinstance(result.item_defaults.edit_range, lsp.Range)
+    return result.item_defaults.edit_range, item.text_edit_text or item.label
+
+
+async def test_completion_documents_declarations(client: LanguageClient, folder: Path) -> None:
+    text = MAIN.replace("    print(draft)\n", "    Ana\n")
+    target = uri(folder / "docs.nx")
+    open_document(client, target, text)
+    result = await client.text_document_completion_async(lsp.CompletionParams(
+        lsp.TextDocumentIdentifier(target), position_of(text, "    Ana\n", 7)))
+    assert isinstance(result, lsp.CompletionList)
+    [analyst] = [i for i in result.items if i.label == "Analyst"]
+    if analyst.documentation is None:  # the client resolves documentation lazily
+        analyst = await client.completion_item_resolve_async(analyst)
+    docs = analyst.documentation
+    assert isinstance(docs, lsp.MarkupContent) and "Careful analyst" in docs.value
     close_document(client, target)
 
 
@@ -279,5 +303,5 @@ async def test_utf16_positions_with_chinese_and_emoji(client: LanguageClient, fo
         doc(folder, "unicode.nx"), lsp.Position(3, utf16(line[:line.index("Greeter.run")]) + 4)))
     assert isinstance(completion, lsp.CompletionList)
     greeter = next(i for i in completion.items if i.label == "Greeter")
-    assert isinstance(greeter.text_edit, lsp.TextEdit)
-    assert greeter.text_edit.range.start.character == utf16(line[:line.index("Greeter.run")])
+    replaced, _text = edit_of(completion, greeter)
+    assert replaced.start.character == utf16(line[:line.index("Greeter.run")])
