@@ -286,7 +286,8 @@ class RunFeatures:
         views = ide.agent_views(
             source, path, runs, live=live, provider=settings.runs_provider or None, elsewhere=elsewhere
         )
-        self._views[uri] = (key, source, views)
+        if not elsewhere:  # another process's run can end at any moment: not worth caching then
+            self._views[uri] = (key, source, views)
         return views
 
     def _driven_elsewhere(

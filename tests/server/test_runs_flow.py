@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types as lsp
+from pytest_lsp import client_capabilities
 
 from nexa_lsp.runtime.continuation import continuation_blockers
 from nexa_lsp.runtime.declarations import load_agent
@@ -61,6 +62,8 @@ async def test_execute_progress_continue_and_restart(profile: str, tmp_path: Pat
         assert any("Hello" in r for r in reports), reports
         assert "completed" in (values[-1].message or "")
 
+        if profile == VSCODE:  # the client was asked to refresh its lenses
+            assert client.lens_refreshes > 0  # type: ignore[attr-defined]
         found = await offers(client, profile, ws)
         assert offered_actions(found, first) == {"nexa.continue", "nexa.showRun"}
         continue_offer = next(o for o in found if o.command == "nexa.continue")
@@ -245,3 +248,21 @@ async def test_hover_and_completion_answer_while_a_run_streams(tmp_path: Path) -
         assert ws.status(run_id) == "running"  # both answered while the run was still streaming
         assert not [c for c in client.runs_changed if c["status"] != "running"]  # type: ignore[attr-defined]
         await command(client, "nexa.cancel", run_id=run_id)
+
+
+async def test_pull_clients_are_asked_to_refresh_diagnostics(tmp_path: Path) -> None:
+    """A client that pulls diagnostics and supports refresh gets workspace/diagnostic/refresh
+    when a run changes state; the next pull has the run-aware diagnostic."""
+    ws = make_workspace(tmp_path, APPROVAL_SCRIPT)
+    capabilities = client_capabilities(NEOVIM)
+    assert capabilities.workspace is not None
+    capabilities.workspace.diagnostics = lsp.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    async with session(NEOVIM, ws.folder, capabilities=capabilities) as client:
+        await open_workspace_document(client, ws)
+        assert not [d for d in await diagnostics(client, ws.uri) if d.code == "NX201"]
+        refreshes = client.diagnostic_refresh_count
+        run_id = (await command(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="Analyze"))["run_id"]
+        await wait_status(client, run_id, "waiting_approval")
+        await wait_until(lambda: client.diagnostic_refresh_count > refreshes)
+        waiting = [d for d in await diagnostics(client, ws.uri) if d.code == "NX201"]
+        assert len(waiting) == 1 and run_id in waiting[0].message

@@ -188,6 +188,8 @@ def runs_client() -> LanguageClient:
         )
         client.runs_changed.append(data)  # type: ignore[attr-defined]
 
+    client.protocol.fm.features.pop(lsp.WORKSPACE_CODE_LENS_REFRESH, None)  # the shared client's no-op
+
     @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
     def code_lens_refresh(params: None) -> None:
         client.lens_refreshes += 1  # type: ignore[attr-defined]
@@ -203,6 +205,7 @@ async def session(
     env: dict[str, str] | None = None,
     options: dict[str, Any] | None = None,
     configuration: dict[str, Any] | None = None,
+    capabilities: lsp.ClientCapabilities | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """A client connected to a fresh ``python -m nexa_lsp`` for ``folder``."""
     config = ClientServerConfig(
@@ -213,7 +216,17 @@ async def session(
     if configuration is not None:
         client.set_configuration(configuration)
     try:
-        await initialize(client, profile, [folder], options)
+        if capabilities is None:
+            await initialize(client, profile, [folder], options)
+        else:
+            await client.initialize_session(
+                lsp.InitializeParams(
+                    capabilities=capabilities,
+                    root_uri=uri(folder),
+                    workspace_folders=[lsp.WorkspaceFolder(uri=uri(folder), name=folder.name)],
+                    initialization_options=options,
+                )
+            )
         yield client
     finally:
         try:
