@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -24,10 +25,12 @@ from nexa_lsp.runtime.errors import (
     RUN_BUDGET_EXHAUSTED,
     RUN_CANCELLED,
     RUN_INTERNAL_ERROR,
+    RUN_REJECTED_CALLS,
     RUN_TIMED_OUT,
     TOOL_FAILED,
     EmptyInputError,
     NexaRuntimeError,
+    ProviderResponseError,
     UnknownToolOutcomeError,
 )
 from nexa_lsp.runtime.events import (
@@ -69,6 +72,17 @@ from nexa_lsp.runtime.tools import Tool, as_tool, tools_fingerprint
 
 SaveCallback = Callable[[RunState], None]
 PROVIDER_POLL_SECONDS = 0.02
+MAX_REJECTED_TURNS = 5
+"""Model turns in a row whose tool calls were all rejected (unknown tool, invalid arguments)
+before the run fails with NXR054 instead of asking the model again and again."""
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` with lone surrogates (invalid Unicode a provider may send) replaced by U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 def _sha256(text: str) -> str:
@@ -377,6 +391,11 @@ class _RunDriver:
             )
 
     def _loop(self, state: RunState) -> RunState:
+        final = state.history[-1] if state.history else None
+        if final is not None and final.role == "assistant" and not final.tool_calls and final.run_id == state.run_id:
+            # the model's final answer was saved, but the process died before the run settled:
+            # the run is complete; asking the model again would spend tokens and change the answer
+            self._settle(state.evolve(output=final.content), RunStatus.COMPLETED, None)
         while True:
             self._check_interrupts(state)
             pending = unanswered_tool_calls(state.history)
@@ -390,7 +409,9 @@ class _RunDriver:
                     RunStatus.BUDGET_EXHAUSTED,
                     RunError(RUN_BUDGET_EXHAUSTED, f"the token budget ({budget}) is used up"),
                 )
+            self._check_rejections(state)
             reply, streamed = self._ask_model(state)
+            reply = self._with_unique_call_ids(state, reply)
             state = state.evolve(
                 history=(
                     *state.history,
@@ -418,6 +439,80 @@ class _RunDriver:
                     RunStatus.BUDGET_EXHAUSTED,
                     RunError(RUN_BUDGET_EXHAUSTED, f"the token budget ({budget}) is used up"),
                 )
+
+    def _check_rejections(self, state: RunState) -> None:
+        """Fail the run when the model's last ``MAX_REJECTED_TURNS`` turns only made rejected calls.
+
+        A rejected call (unknown tool, arguments that are not valid) is answered with an error
+        and has no journal entry; a model that keeps making them would otherwise loop forever.
+        """
+        turns = 0
+        last_problem = ""
+        index = len(state.history) - 1
+        while index >= 0:
+            results: list[Message] = []
+            while index >= 0 and state.history[index].role == "tool":
+                results.append(state.history[index])
+                index -= 1
+            if index < 0 or state.history[index].role != "assistant" or not results:
+                break
+            assistant = state.history[index]
+            if assistant.run_id != state.run_id or not assistant.tool_calls:
+                break
+            rejected = all(m.is_error and state.journal_entry(m.tool_call_id or "") is None for m in results)
+            if not rejected:
+                break
+            turns += 1
+            last_problem = last_problem or results[0].content
+            index -= 1
+        if turns >= MAX_REJECTED_TURNS:
+            self._settle(
+                state,
+                RunStatus.FAILED,
+                RunError(
+                    RUN_REJECTED_CALLS,
+                    f"the model made only invalid tool calls in {turns} turns in a row (last: {last_problem[:300]}); "
+                    "check the agent's tools and the model",
+                ),
+            )
+
+    def _with_unique_call_ids(self, state: RunState, reply: ProviderReply) -> ProviderReply:
+        """Tool call ids unique within the run (the journal and approvals are keyed by them), and
+        text without lone surrogates (so output can be printed, sent and stored).
+
+        Some endpoints reuse ids such as ``call_0`` on every turn; a reused id would find the
+        earlier call's journal entry and get its old result instead of running. Ids are
+        renamed when the reply carries no native items (they would repeat the old id); a
+        reply with native items and a reused id is refused as malformed.
+        """
+        seen = {c.call_id for m in state.history if m.run_id == state.run_id for c in m.tool_calls}
+        seen.update(e.call_id for e in state.journal)
+        seen.update(a.call_id for a in state.approvals)
+        calls: list[ToolCall] = []
+        renamed = False
+        for call in reply.tool_calls:
+            if clean_text(call.name + call.arguments) != call.name + call.arguments:
+                call = replace(call, name=clean_text(call.name), arguments=clean_text(call.arguments))
+                renamed = True
+            call_id = call.call_id
+            if call_id in seen or not call_id:
+                if reply.opaque or reply.response_id:
+                    raise ProviderResponseError(
+                        f"{self.provider.name} sent tool call id {call_id!r} that this run already used; "
+                        "the answer cannot be matched to its results"
+                    )
+                number = 2
+                while f"{call_id or 'call'}~{number}" in seen:
+                    number += 1
+                call_id = f"{call_id or 'call'}~{number}"
+                call = replace(call, call_id=call_id)
+                renamed = True
+            seen.add(call_id)
+            calls.append(call)
+        text = clean_text(reply.text)
+        if renamed or text is not reply.text:
+            return replace(reply, text=text, tool_calls=tuple(calls))
+        return reply
 
     # --- model turns -----------------------------------------------------------------------------
     def _ask_model(self, state: RunState) -> tuple[ProviderReply, str]:
@@ -450,6 +545,7 @@ class _RunDriver:
                 except queue.Empty:
                     continue
                 if kind == "text":
+                    value = clean_text(value)
                     streamed.append(value)
                     if self._on_text is not None:
                         self._on_text(value)
@@ -503,6 +599,18 @@ class _RunDriver:
         if not isinstance(arguments, dict):
             return self.save(
                 self._answer(state, call, f"Error: the arguments of {call.name} are not a JSON object.", True)
+            )
+        problem = tool.argument_problem(arguments)
+        if problem is not None:
+            expected = json.dumps(dict(tool.parameters), ensure_ascii=False)[:600]
+            return self.save(
+                self._answer(
+                    state,
+                    call,
+                    f"Error: invalid arguments for {call.name}: {problem}; it was not executed. "
+                    f"Its parameters: {expected}",
+                    True,
+                )
             )
         if tool.approval_required:
             approval = state.approval_for(call.call_id)

@@ -158,6 +158,12 @@ class RunUnreadableError(CheckpointError):
     code = "NXR025"
 
 
+class ArtifactPathError(NexaRuntimeError, ValueError):
+    """An artifact reference points outside the run's artifact directory (or is not a plain path)."""
+
+    code = "NXR026"
+
+
 # --- providers ----------------------------------------------------------------------------
 
 

@@ -317,7 +317,14 @@ class RunState:
         return data
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        """Compact JSON. Text that cannot be encoded as UTF-8 (a lone surrogate a provider sent)
+        is written with ``\\u`` escapes instead, so every state can be saved and read back."""
+        text = json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(self.to_dict(), ensure_ascii=True, separators=(",", ":"))
+        return text
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunState:

@@ -88,14 +88,18 @@ class SettingsFile:
 
 
 def parse_nxs(text: str, path: Path | str = "<memory>") -> SettingsFile:
-    """Parse the text of a ``.nxs`` file."""
+    """Parse the text of a ``.nxs`` file.
+
+    Error messages name the file, the line number and the key, never a value: values
+    in ``.nxs`` files are often API keys.
+    """
     path = Path(path)
     flat: dict[str, Any] = {}
     blocks: dict[str, dict[str, Any]] = {}
-    lines = [line for line in text.splitlines() if not line.strip().startswith("//")]
+    lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if not line.strip().startswith("//")]
     index = 0
     while index < len(lines):
-        line = lines[index]
+        number, line = lines[index]
         index += 1
         if not line.strip():
             continue
@@ -105,24 +109,36 @@ def parse_nxs(text: str, path: Path | str = "<memory>") -> SettingsFile:
             joined = rest
             cut = _closing_brace(joined)
             while cut < 0 and index < len(lines):
-                joined += "\n" + lines[index]
+                joined += "\n" + lines[index][1]
                 index += 1
                 cut = _closing_brace(joined)
             if cut < 0:
-                raise SettingsError(f"{path}: block `config {name}` is not closed with `}}`")
+                raise SettingsError(f"{path}:{number}: block `config {name}` is not closed with `}}`")
             entries: dict[str, Any] = {}
             for entry in _split_entries(joined[:cut]):
                 key, sep, value = entry.partition("=")
                 if not sep:
-                    raise SettingsError(f"{path}: in block `{name}`, `{entry.strip()}` is not `KEY = value`")
+                    raise SettingsError(
+                        f"{path}:{number}: in block `{name}`, {_named(entry)} is not `KEY = value` "
+                        "(values are not shown: they may be secrets)"
+                    )
                 entries[key.strip()] = parse_value(value)
             blocks[name] = entries
             continue
         assignment = _ASSIGNMENT.match(line)
         if not assignment:
-            raise SettingsError(f"{path}: line `{line.strip()}` is neither `KEY = value` nor `config NAME {{`")
+            raise SettingsError(
+                f"{path}:{number}: {_named(line)} is neither `KEY = value` nor `config NAME {{` "
+                "(values are not shown: they may be secrets)"
+            )
         flat[assignment.group(1)] = parse_value(assignment.group(2))
     return SettingsFile(path, flat, blocks)
+
+
+def _named(text: str) -> str:
+    """How an error names a bad settings entry: by its key when it starts with one, never by a value."""
+    match = re.match(r"\s*([A-Z][A-Z0-9_]{0,39})(?![\w.-])", text)
+    return f"the entry `{match.group(1)} ...`" if match else "this line"
 
 
 def _closing_brace(text: str) -> int:
@@ -281,6 +297,7 @@ class Settings:
                 "MAX_RETRIES",
                 "BACKOFF",
                 "MAX_RESPONSE_BYTES",
+                "ANSWER_TIMEOUT",
                 "STORE",
                 "THINKING_BUDGET",
                 "SCRIPT",

@@ -43,6 +43,18 @@ class Tool:
             ensure_ascii=False,
         )
 
+    def argument_problem(self, arguments: Mapping[str, Any]) -> str | None:
+        """Why ``arguments`` cannot be passed to the function (missing, unexpected names), or ``None``."""
+        try:
+            signature = inspect.signature(self.function)
+        except (TypeError, ValueError):  # a builtin or C function: nothing to check here
+            return None
+        try:
+            signature.bind(**arguments)
+        except TypeError as exc:
+            return str(exc)
+        return None
+
     def call(self, arguments: Mapping[str, Any]) -> str:
         """Run the tool and return its result as text (non-strings are JSON-encoded)."""
         result = self.function(**arguments)

@@ -13,7 +13,7 @@ from typing import Any
 from nexa_lsp.runtime.errors import ProviderConfigError
 from nexa_lsp.runtime.providers.anthropic import AnthropicProvider
 from nexa_lsp.runtime.providers.base import Provider, ProviderReply, ProviderRequest, ToolSpec
-from nexa_lsp.runtime.providers.http import HttpOptions
+from nexa_lsp.runtime.providers.http import DEFAULT_ANSWER_TIMEOUT, DEFAULT_MAX_RESPONSE_BYTES, HttpOptions
 from nexa_lsp.runtime.providers.openai_chat import OpenAIChatProvider
 from nexa_lsp.runtime.providers.openai_responses import OpenAIResponsesProvider
 from nexa_lsp.runtime.providers.scripted import ScriptedProvider
@@ -53,6 +53,20 @@ def split_model_id(model: str | None, provider: str | None) -> tuple[str | None,
     return provider, model
 
 
+def _number(options: Any, key: str, default: float, name: str) -> float:
+    value = options.get(key, default)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ProviderConfigError(
+            f"provider {name!r}: {key} must be a number of {'bytes' if 'BYTES' in key else 'seconds'}, "
+            f"not {str(value)[:40]!r}"
+        ) from None
+    if number < 0 or number != number:
+        raise ProviderConfigError(f"provider {name!r}: {key} must not be negative")
+    return number
+
+
 def _truthy(value: Any) -> bool:
     return str(value).strip().lower() not in ("0", "false", "no", "off", "")
 
@@ -84,10 +98,11 @@ def provider_from_settings(
     http = HttpOptions(
         base_url=config.base_url or DEFAULT_BASE_URLS[config.api],
         api_key=config.api_key,
-        request_timeout=float(options.get("TIMEOUT", 60.0)),
-        max_retries=max_retries if max_retries is not None else int(options.get("MAX_RETRIES", 3)),
-        backoff=float(options.get("BACKOFF", 0.5)),
-        max_response_bytes=int(options.get("MAX_RESPONSE_BYTES", 16 * 1024 * 1024)),
+        request_timeout=_number(options, "TIMEOUT", 60.0, name),
+        max_retries=max_retries if max_retries is not None else int(_number(options, "MAX_RETRIES", 3, name)),
+        backoff=_number(options, "BACKOFF", 0.5, name),
+        max_response_bytes=int(_number(options, "MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES, name)),
+        answer_timeout=_number(options, "ANSWER_TIMEOUT", DEFAULT_ANSWER_TIMEOUT, name),
     )
     if config.api == "responses":
         return OpenAIResponsesProvider(
@@ -96,6 +111,9 @@ def provider_from_settings(
     if config.api == "anthropic":
         budget = options.get("THINKING_BUDGET")
         return AnthropicProvider(
-            http, name=name, default_model=default_model, thinking_budget=int(budget) if budget else None
+            http,
+            name=name,
+            default_model=default_model,
+            thinking_budget=int(_number(options, "THINKING_BUDGET", 0, name)) if budget else None,
         )
     return OpenAIChatProvider(http, name=name, default_model=default_model)

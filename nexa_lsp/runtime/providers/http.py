@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import time
+import urllib.parse
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -12,6 +15,7 @@ from typing import Any
 import httpx
 
 from nexa_lsp.runtime.errors import (
+    NexaRuntimeError,
     ProviderAuthError,
     ProviderError,
     ProviderNotFoundError,
@@ -25,6 +29,11 @@ from nexa_lsp.runtime.events import CancelToken
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+DEFAULT_ANSWER_TIMEOUT = 900.0
+REDACTED = "[redacted]"
+_SECRET_QUERY = re.compile(r"(key|token|secret|password|passwd|pwd|sig|signature|auth|credential)", re.IGNORECASE)
+# errors a reader of a provider answer raises when the answer has an unexpected shape
+ANSWER_SHAPE_ERRORS = (KeyError, IndexError, TypeError, AttributeError, ValueError, RecursionError)
 
 
 class ProviderCancelled(Exception):
@@ -43,6 +52,51 @@ class HttpOptions:
     backoff: float = 0.5
     max_backoff: float = 20.0
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    answer_timeout: float = DEFAULT_ANSWER_TIMEOUT
+    """Seconds for a whole answer, first byte to last: a server that keeps sending a little
+    (so no read ever times out) but never finishes is stopped (NXR035)."""
+
+
+def redact_url(url: str) -> str:
+    """``url`` without a password in it and without the values of secret-looking query parameters."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return REDACTED
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, host = netloc.rpartition("@")
+        user = userinfo.partition(":")[0]
+        netloc = f"{user}:{REDACTED}@{host}" if ":" in userinfo else f"{REDACTED}@{host}"
+    query = parts.query
+    if query:
+        pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+        query = "&".join(f"{key}={REDACTED if _SECRET_QUERY.search(key) else value}" for key, value in pairs)
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def secrets_of(options: HttpOptions) -> tuple[str, ...]:
+    """The secret strings of an endpoint (its key, and a password or secret values in its URL)."""
+    found: list[str] = []
+    if options.api_key and len(options.api_key) >= 4:
+        found.append(options.api_key)
+    try:
+        parts = urllib.parse.urlsplit(options.base_url)
+    except ValueError:
+        return tuple(found)
+    if parts.password and len(parts.password) >= 4:
+        found.append(parts.password)
+    for key, value in urllib.parse.parse_qsl(parts.query):
+        if _SECRET_QUERY.search(key) and len(value) >= 4:
+            found.append(value)
+    return tuple(found)
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
 
 
 def _excerpt(body: bytes, limit: int = 300) -> str:
@@ -74,6 +128,34 @@ class HttpTransport:
         self.options = options
         self._headers = dict(headers)
         self._client: httpx.Client | None = None
+        self._secrets = secrets_of(options)
+        self._secret_bytes = tuple(secret.encode("utf-8") for secret in self._secrets)
+
+    def redact(self, text: str) -> str:
+        """``text`` with this endpoint's key and URL secrets replaced by ``[redacted]``."""
+        return redact(text, self._secrets)
+
+    def _redact_bytes(self, data: bytes) -> bytes:
+        for secret in self._secret_bytes:
+            if secret in data:
+                data = data.replace(secret, REDACTED.encode())
+        return data
+
+    @contextmanager
+    def guard(self) -> Iterator[None]:
+        """Around reading an answer: shape errors become NXR036, and no error text carries a secret."""
+        try:
+            yield
+        except NexaRuntimeError as exc:
+            exc.message = self.redact(exc.message)
+            exc.args = (exc.message,)
+            raise
+        except ANSWER_SHAPE_ERRORS as exc:
+            detail = self.redact(f"{type(exc).__name__}: {str(exc)[:200]}")
+            raise ProviderResponseError(
+                f"{self.provider_name} sent an answer of an unexpected shape ({detail}); "
+                "check that BASE_URL points to an endpoint of this provider's protocol"
+            ) from None
 
     def _get_client(self) -> httpx.Client:
         if self._client is None:
@@ -89,6 +171,10 @@ class HttpTransport:
     def url(self, path: str) -> str:
         return self.options.base_url.rstrip("/") + "/" + path.lstrip("/")
 
+    def shown_url(self, url: str) -> str:
+        """The URL as error messages show it (no secrets)."""
+        return self.redact(redact_url(url))
+
     def _delay(self, attempt: int, response: httpx.Response | None) -> float:
         if response is not None:
             retry_after = response.headers.get("retry-after")
@@ -103,16 +189,19 @@ class HttpTransport:
     @contextmanager
     def post(self, path: str, body: Mapping[str, Any], cancel: CancelToken) -> Iterator[StreamedResponse]:
         """Open the answer to a JSON POST (after retries); the connection closes on exit."""
+        started = time.monotonic()
         response = self._open(self.url(path), body, cancel)
         try:
             content_type = response.headers.get("content-type", "")
-            yield StreamedResponse("text/event-stream" in content_type, self._limited_lines(response, cancel))
+            lines = self._limited_lines(response, cancel, started + self.options.answer_timeout)
+            yield StreamedResponse("text/event-stream" in content_type, lines)
         finally:
             response.close()
 
     def _open(self, url: str, body: Mapping[str, Any], cancel: CancelToken) -> httpx.Response:
         last_problem = ""
         client = self._get_client()
+        shown = self.shown_url(url)
         for attempt in range(self.options.max_retries + 1):
             if cancel.cancelled:
                 raise ProviderCancelled()
@@ -124,11 +213,15 @@ class HttpTransport:
                 if attempt == self.options.max_retries:
                     raise ProviderTimeoutError(
                         f"{self.provider_name} did not answer within {self.options.request_timeout:g}s "
-                        f"at {url} after {attempt + 1} attempt(s); "
+                        f"at {shown} after {attempt + 1} attempt(s); "
                         "raise the request timeout or check the endpoint"
                     ) from exc
             except httpx.TransportError as exc:
-                last_problem = f"network error: {exc}"
+                last_problem = self.redact(f"network error: {exc}")
+            except httpx.HTTPError as exc:  # e.g. an invalid URL: retrying cannot help
+                raise ProviderRequestError(
+                    self.redact(f"{self.provider_name} request to {shown} failed: {exc}; check BASE_URL")
+                ) from None
             if response is not None:
                 if response.status_code < 400:
                     return response
@@ -137,12 +230,12 @@ class HttpTransport:
                 finally:
                     response.close()
                 if response.status_code not in RETRYABLE_STATUS:
-                    raise self._status_error(response.status_code, error_body, url)
+                    raise self._status_error(response.status_code, error_body, shown)
                 last_problem = f"HTTP {response.status_code}: {_excerpt(error_body)}"
             if attempt < self.options.max_retries and cancel.wait(self._delay(attempt, response)):
                 raise ProviderCancelled()
         raise ProviderUnavailableError(
-            f"{self.provider_name} failed {self.options.max_retries + 1} time(s) at {url} ({last_problem}); "
+            f"{self.provider_name} failed {self.options.max_retries + 1} time(s) at {shown} ({last_problem}); "
             "try again later or check the provider's status"
         )
 
@@ -169,15 +262,21 @@ class HttpTransport:
             if size > self.options.max_response_bytes:
                 break
             chunks.append(chunk)
-        return b"".join(chunks)
+        return self._redact_bytes(b"".join(chunks))
 
-    def _limited_lines(self, response: httpx.Response, cancel: CancelToken) -> Iterator[str]:
+    def _limited_lines(self, response: httpx.Response, cancel: CancelToken, deadline: float) -> Iterator[str]:
+        """The answer's lines (secrets of this endpoint replaced), within the size and time limits."""
         size = 0
         buffer = b""
         try:
             for chunk in response.iter_bytes():
                 if cancel.cancelled:
                     raise ProviderCancelled()
+                if time.monotonic() > deadline:
+                    raise ProviderTimeoutError(
+                        f"{self.provider_name} kept sending for more than {self.options.answer_timeout:g}s without "
+                        "finishing its answer; raise ANSWER_TIMEOUT for this provider if that is expected"
+                    )
                 size += len(chunk)
                 if size > self.options.max_response_bytes:
                     raise ProviderResponseTooLargeError(
@@ -187,15 +286,17 @@ class HttpTransport:
                 buffer += chunk
                 *complete, buffer = buffer.split(b"\n")
                 for line in complete:
-                    yield line.rstrip(b"\r").decode("utf-8", "replace")
+                    yield self._redact_bytes(line.rstrip(b"\r")).decode("utf-8", "replace")
         except httpx.TimeoutException as exc:
             raise ProviderTimeoutError(
                 f"{self.provider_name} stopped sending for {self.options.request_timeout:g}s mid-answer"
             ) from exc
         except httpx.TransportError as exc:
-            raise ProviderUnavailableError(f"{self.provider_name} connection broke mid-answer: {exc}") from exc
+            raise ProviderUnavailableError(
+                self.redact(f"{self.provider_name} connection broke mid-answer: {exc}")
+            ) from exc
         if buffer:
-            yield buffer.decode("utf-8", "replace")
+            yield self._redact_bytes(buffer).decode("utf-8", "replace")
 
 
 def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
@@ -223,8 +324,8 @@ def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
 def parse_json(text: str, provider: str, what: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError as exc:
-        raise ProviderResponseError(f"{provider} sent malformed JSON in {what}: {text[:200]!r}") from exc
+    except (ValueError, RecursionError):
+        raise ProviderResponseError(f"{provider} sent malformed JSON in {what}: {text[:200]!r}") from None
 
 
 def require_dict(value: Any, provider: str, what: str) -> dict[str, Any]:

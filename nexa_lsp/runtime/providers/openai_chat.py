@@ -39,6 +39,13 @@ def chat_messages(system: str, history: tuple[Message, ...]) -> list[dict[str, A
     return messages
 
 
+def _arguments_text(arguments: Any) -> str:
+    """Arguments as JSON text (some endpoints send an object instead of a string)."""
+    if not arguments:
+        return "{}"
+    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+
+
 @dataclass
 class _ToolCallParts:
     call_id: str = ""
@@ -84,12 +91,15 @@ class OpenAIChatProvider:
         return body
 
     def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
-        body = self.request_body(request)
-        with self.transport.post("chat/completions", body, cancel) as response:
-            if response.event_stream:
-                return self._read_stream(response.lines, on_text)
-            data = require_dict(parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer")
-            return self._read_whole(data, on_text)
+        with self.transport.guard():
+            body = self.request_body(request)
+            with self.transport.post("chat/completions", body, cancel) as response:
+                if response.event_stream:
+                    return self._read_stream(response.lines, on_text)
+                data = require_dict(
+                    parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer"
+                )
+                return self._read_whole(data, on_text)
 
     def _read_whole(self, data: dict[str, Any], on_text: Callable[[str], None]) -> ProviderReply:
         choices = data.get("choices")
@@ -100,7 +110,7 @@ class OpenAIChatProvider:
         if text:
             on_text(text)
         calls = tuple(
-            ToolCall(c["id"], c["function"]["name"], c["function"].get("arguments") or "{}")
+            ToolCall(str(c["id"]), str(c["function"]["name"]), _arguments_text(c["function"].get("arguments")))
             for c in message.get("tool_calls") or ()
         )
         usage = data.get("usage") or {}
@@ -135,8 +145,11 @@ class OpenAIChatProvider:
                     slot.call_id = part.get("id") or slot.call_id
                     function = part.get("function") or {}
                     slot.name = function.get("name") or slot.name
-                    if function.get("arguments"):
-                        slot.arguments.append(function["arguments"])
+                    arguments = function.get("arguments")
+                    if arguments:
+                        slot.arguments.append(
+                            arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+                        )
         if not saw_choice:
             raise ProviderResponseError(f"{self.name} stream ended without any choice")
         if not done:

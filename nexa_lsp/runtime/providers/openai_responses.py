@@ -93,12 +93,15 @@ class OpenAIResponsesProvider:
         return body
 
     def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
-        body = self.request_body(request)
-        with self.transport.post("responses", body, cancel) as response:
-            if response.event_stream:
-                return self._read_stream(response.lines, on_text)
-            data = require_dict(parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer")
-            return self._reply_from(data, on_text, streamed=False)
+        with self.transport.guard():
+            body = self.request_body(request)
+            with self.transport.post("responses", body, cancel) as response:
+                if response.event_stream:
+                    return self._read_stream(response.lines, on_text)
+                data = require_dict(
+                    parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer"
+                )
+                return self._reply_from(data, on_text, streamed=False)
 
     def _read_stream(self, lines: Iterator[str], on_text: Callable[[str], None]) -> ProviderReply:
         for event, data in sse_events(lines):
