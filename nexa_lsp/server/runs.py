@@ -209,6 +209,7 @@ class RunFeatures:
     # --- documents and agents -----------------------------------------------------------------
 
     def _document_source(self, uri: str) -> tuple[Path | None, SourceFile]:
+        """The document's text as the editor has it (open), else as saved on disk."""
         state = self.server.documents.get(uri)
         if state is not None:
             return state.path, self.server.documents.parsed(state)
@@ -218,8 +219,11 @@ class RunFeatures:
             raise Refused(f"NXR042: cannot read {uri}: it is neither open in the editor nor a readable file")
         return path, source
 
-    def _agent(self, uri: str, name: str) -> tuple[Path | None, NexaAgent]:
-        path, source = self._document_source(uri)
+    def _agent(self, uri: str, name: str, path: Path | None = None) -> tuple[Path | None, NexaAgent]:
+        if path is not None and (source_file := self.server.documents.read(path)) is not None:
+            source: SourceFile = source_file  # open document by path, else the file on disk
+        else:
+            path, source = self._document_source(uri)
         declared = ide.agent_declarations(source)
         decl = next((d for d in declared if d.name == name), None)
         if decl is None:
@@ -237,7 +241,8 @@ class RunFeatures:
                 f"run {state.run_id} was not started from a .nx file, so the editor cannot rebuild its agent; "
                 "use the Python API or `nexa-lsp agent --resume/--continue ... --file FILE`"
             )
-        return self._agent(uri_of_path(normal_path(source)), state.agent)
+        path = normal_path(source)
+        return self._agent(uri_of_path(path), state.agent, path)
 
     # --- views (lenses, actions, diagnostics) --------------------------------------------------
 
@@ -279,10 +284,14 @@ class RunFeatures:
         elsewhere: dict[str, str] = {}
         live = self._live_ids()
         if settings.runs_enabled and path is not None:
-            store = self._store(store_path, create=False)
-            if store is not None:
-                runs = self._stored_runs(store, path)
-                elsewhere = self._driven_elsewhere(store, runs, live)
+            try:
+                store = self._store(store_path, create=False)
+                if store is not None:
+                    runs = self._stored_runs(store, path)
+                    elsewhere = self._driven_elsewhere(store, runs, live)
+            except (NexaRuntimeError, OSError) as exc:  # a damaged store: say so once, show no runs
+                self.server.log(f"runs: cannot read {store_path}: {exc}", lsp.MessageType.Warning)
+                runs, elsewhere = [], {}
         views = ide.agent_views(
             source, path, runs, live=live, provider=settings.runs_provider or None, elsewhere=elsewhere
         )
@@ -314,12 +323,7 @@ class RunFeatures:
         if not settings.runs_enabled or state.path is None:
             return []
         source = source or self.server.documents.parsed(state)
-        try:
-            views = self.views(state.uri, state.path, source)
-        except (NexaRuntimeError, OSError) as exc:  # an unreadable store must not hide the other diagnostics
-            self.server.log(f"runs: cannot read the run store: {exc}", lsp.MessageType.Warning)
-            return []
-        return ide.run_diagnostics(views, enabled=settings.runs_enabled)
+        return ide.run_diagnostics(self.views(state.uri, state.path, source), enabled=settings.runs_enabled)
 
     def code_lens(self, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
         from nexa_lsp.server.convert import to_range

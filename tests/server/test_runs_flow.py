@@ -266,3 +266,15 @@ async def test_pull_clients_are_asked_to_refresh_diagnostics(tmp_path: Path) -> 
         await wait_until(lambda: client.diagnostic_refresh_count > refreshes)
         waiting = [d for d in await diagnostics(client, ws.uri) if d.code == "NX201"]
         assert len(waiting) == 1 and run_id in waiting[0].message
+
+
+async def test_stopping_the_server_cancels_its_runs(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path, [LONG])
+    async with session(VSCODE, ws.folder) as client:
+        await open_workspace_document(client, ws)
+        run_id = (await command(client, "nexa.execute", uri=ws.uri, agent="Greeter", task="Talk"))["run_id"]
+        assert ws.status(run_id) == "running"
+    # shutdown + exit: the run was cancelled and saved, not left running
+    stored = RunState.from_json(next(r[3] for r in ws.rows() if r[0] == run_id))
+    assert stored.status.value == "cancelled"
+    assert stored.error is not None and "stopped" in stored.error.message
