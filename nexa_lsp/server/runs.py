@@ -32,7 +32,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -139,6 +139,7 @@ class RunFeatures:
         self.server = server
         self.live: dict[str, LiveRun] = {}  # by run id
         self._starting: set[LiveRun] = set()
+        self._busy: set[str] = set()  # run ids a command is about to drive
         self._stores: dict[Path, SQLiteCheckpointStore] = {}
         self._store_lock = threading.Lock()
         self._followed: dict[str, Path] = {}  # run id -> transcript kept current
@@ -506,8 +507,8 @@ class RunFeatures:
         config = _config(argument.get("config"))
         if config.working_directory is None:  # runs work in the workspace folder, wherever the server started
             config = replace(config, working_directory=str(folder))
-        settings = self._settings(path)
-        provider_name = settings.runs_provider or None
+        # a provider named in the command's config wins over the workspace setting
+        provider_name = None if config.provider else (self._settings(path).runs_provider or None)
         extra = await self._provider_settings(folder)
         resolved = _guard(lambda: agent.new_run_config(config, provider_name))
         choice = _guard(lambda: self._provider(agent, provider_name, resolved, extra))
@@ -521,11 +522,11 @@ class RunFeatures:
         run_id = _text(argument, "run_id")
         store, state = self._locate(run_id)
         self._enabled_or_refuse(_source_path(state))
-        self._not_live(run_id, "resume")
-        _path, agent = self._agent_of_run(state)
-        choice = await self._resume_provider(agent, state)
-        live = self._new_live(agent.name, store, choice.secrets)
-        started = await self._start(live, lambda **kw: agent.execute(state=state, provider=choice.argument, **kw))
+        with self._holding(run_id, "resume"):
+            _path, agent = self._agent_of_run(state)
+            choice = await self._resume_provider(agent, state)
+            live = self._new_live(agent.name, store, choice.secrets)
+            started = await self._start(live, lambda **kw: agent.execute(state=state, provider=choice.argument, **kw))
         return {"run_id": started.run_id, "session_id": started.session_id, "status": live.status}
 
     async def continue_(self, argument: Mapping[str, Any]) -> dict[str, Any]:
@@ -537,8 +538,7 @@ class RunFeatures:
         self._enabled_or_refuse(_source_path(previous))
         config = _config(argument.get("config")) if argument.get("config") is not None else None
         path, agent = self._agent_of_run(previous)
-        settings = self._settings(path)
-        provider_name = settings.runs_provider or None
+        provider_name = None if config is not None and config.provider else (self._settings(path).runs_provider or None)
         extra = await self._provider_settings(self._folder_of(path))
         resolved = _guard(lambda: agent.continuation_config(previous, config, provider_name))
         choice = _guard(lambda: self._provider(agent, provider_name, resolved, extra))
@@ -559,21 +559,22 @@ class RunFeatures:
         call_id = _text(argument, "call_id")
         store, state = self._locate(run_id)
         self._enabled_or_refuse(_source_path(state))
-        self._not_live(run_id, "approve" if approved else "deny")
-        decided = _guard(lambda: (approve if approved else deny)(state, call_id, by=_user()))
-        if decided.pending_approvals:
+        with self._holding(run_id, "approve" if approved else "deny"):
+            decided = _guard(lambda: (approve if approved else deny)(state, call_id, by=_user()))
+            if decided.pending_approvals:
+                store.save(decided)
+                self.runs_changed(decided)
+                self._update_transcript(decided)
+                return {"run_id": run_id, "status": decided.status.value}
+            _path, agent = self._agent_of_run(state)
+            choice = await self._resume_provider(agent, decided)
+            blockers = _guard(lambda: resume_blockers(decided, agent, choice.argument))
+            blockers = [b for b in blockers if not isinstance(b, ApprovalPendingError)]
+            if blockers:
+                raise Refused(str(blockers[0]))
             store.save(decided)
-            self.runs_changed(decided)
-            return {"run_id": run_id, "status": decided.status.value}
-        _path, agent = self._agent_of_run(state)
-        choice = await self._resume_provider(agent, decided)
-        blockers = _guard(lambda: resume_blockers(decided, agent, choice.argument))
-        blockers = [b for b in blockers if not isinstance(b, ApprovalPendingError)]
-        if blockers:
-            raise Refused(str(blockers[0]))
-        store.save(decided)
-        live = self._new_live(agent.name, store, choice.secrets)
-        await self._start(live, lambda **kw: agent.execute(state=decided, provider=choice.argument, **kw))
+            live = self._new_live(agent.name, store, choice.secrets)
+            await self._start(live, lambda **kw: agent.execute(state=decided, provider=choice.argument, **kw))
         return {"run_id": run_id, "status": live.status}
 
     async def _resume_provider(self, agent: NexaAgent, state: RunState) -> ProviderChoice:
@@ -594,6 +595,8 @@ class RunFeatures:
             except TimeoutError:
                 return {"run_id": run_id, "status": live.status}
             return {"run_id": run_id, "status": final.status.value}
+        if run_id in self._busy:
+            raise Refused(f"run {run_id} is being started by another command right now; try again in a moment")
         store, state = self._locate(run_id)
         cancelled = _guard(lambda: cancel_run(state, "cancelled from the editor", by=_user()))
         store.save(cancelled)
@@ -678,6 +681,19 @@ class RunFeatures:
     def _not_live(self, run_id: str, verb: str) -> None:
         if run_id in self._live_ids():
             raise Refused(f"run {run_id} is running in this editor now; wait for it, or cancel it, before you {verb}")
+        if run_id in self._busy:
+            raise Refused(f"run {run_id} is being started by another command right now; try again in a moment")
+
+    @contextlib.contextmanager
+    def _holding(self, run_id: str, verb: str) -> Iterator[None]:
+        """Keep other commands off ``run_id`` from its check until it runs here (or is refused):
+        two quick Resume clicks must never drive one run twice."""
+        self._not_live(run_id, verb)
+        self._busy.add(run_id)
+        try:
+            yield
+        finally:
+            self._busy.discard(run_id)
 
     # --- running in the background ----------------------------------------------------------------
 

@@ -104,6 +104,16 @@ async def test_approval_stops_the_run_and_approve_resumes_it(profile: str, tmp_p
         run_id = started["run_id"]
         await wait_status(client, run_id, "waiting_approval")
         assert ws.tool_call_names() == ["lookup"]  # publish waits for approval
+        if profile == VSCODE:  # the progress ends naming the call that waits
+            ends = await wait_until(
+                lambda: [
+                    v.message or ""
+                    for values in client.progress_reports.values()
+                    for v in values
+                    if isinstance(v, lsp.WorkDoneProgressEnd)
+                ]
+            )
+            assert "waits for approval of publish (call_publish)" in ends[0]
 
         found = await offers(client, profile, ws, "agent Analyst")
         assert offered_actions(found, run_id) == {"nexa.approve", "nexa.deny", "nexa.cancel", "nexa.showRun"}

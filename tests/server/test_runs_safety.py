@@ -295,3 +295,22 @@ async def test_show_run_opens_a_transcript_kept_current(tmp_path: Path) -> None:
         final = await wait_until(lambda: "- status: completed" in path.read_text() and path.read_text())
         assert "part59" in final and "## Now" not in final
         assert "- session: ses_" in final and "- parent run: -" in final
+
+
+async def test_two_quick_resumes_drive_the_run_once(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path, LOOKUP_THEN_ANSWER)
+    state = crashed_run(ws, "Analyst", "Analyze", LOOKUP_THEN_ANSWER, "asked")
+    async with session(VSCODE, ws.folder) as client:
+        await open_workspace_document(client, ws)
+        params = lsp.ExecuteCommandParams(command="nexa.resume", arguments=[{"run_id": state.run_id}])
+        answers = await asyncio.gather(
+            client.workspace_execute_command_async(params),
+            client.workspace_execute_command_async(params),
+            return_exceptions=True,
+        )
+        accepted = [a for a in answers if isinstance(a, dict)]
+        refused = [a for a in answers if isinstance(a, Exception)]
+        assert len(accepted) == 1 and len(refused) == 1, answers
+        assert state.run_id in str(refused[0])
+        await wait_status(client, state.run_id, "completed")
+        assert ws.tool_call_names() == ["lookup"]  # the tool ran once
