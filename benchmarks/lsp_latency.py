@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 import sys
 import time
@@ -32,8 +33,6 @@ from pygls.lsp.client import LanguageClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-import contextlib
 
 from benchmarks.synthetic import synthetic_source  # noqa: E402
 
