@@ -140,8 +140,10 @@ class SQLiteCheckpointStore:
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._identity = self._file_identity()
+        self._moved_aside = False
         self.unreadable: dict[str, str] = {}
         """Runs skipped by listings because they cannot be read back: run id -> reason."""
+        self._inspect()
         self._migrate(self._connection())
 
     def __repr__(self) -> str:
@@ -173,6 +175,11 @@ class SQLiteCheckpointStore:
             self._local.connection = connection
             with self._lock:
                 self._connections.append(connection)
+                starting_over, self._moved_aside = self._moved_aside, False
+            if starting_over:  # the damaged file was moved aside: set up the new one
+                self._identity = self._file_identity()
+                self._inspect()
+                self._migrate(connection)
         return connection
 
     @contextmanager
@@ -247,6 +254,7 @@ class SQLiteCheckpointStore:
             except OSError:
                 kept = None
             else:
+                self._moved_aside = True
                 for suffix in SIDE_FILES:
                     side = Path(f"{self.path}{suffix}")
                     if side.exists():
@@ -304,15 +312,44 @@ class SQLiteCheckpointStore:
         if problems != ["ok"]:
             self._damaged(" ".join("; ".join(problems).split())[:300])
 
+    def _inspect(self) -> None:
+        """Read-only checks before anything is written (even the WAL setting, which changes the
+        file's header): damage, another program's database, a newer schema."""
+        try:
+            raw = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+        except sqlite3.DatabaseError as exc:
+            raise CheckpointError(
+                f"cannot open the run store {self.path}: {exc}; check that the folder is writable, "
+                "or choose another store (--store PATH)"
+            ) from exc
+        try:
+            raw.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            version = raw.execute("PRAGMA user_version").fetchone()[0]
+            problems = [str(row[0]) for row in raw.execute("PRAGMA quick_check(5)").fetchall()]
+            tables = raw.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raw.close()
+            if is_corruption(exc):
+                self._damaged(exc)
+            raise CheckpointError(f"{self.path} is not a usable run store: {exc}") from exc
+        raw.close()
+        if problems != ["ok"]:
+            self._damaged(" ".join("; ".join(problems).split())[:300])
+        if version == 0 and tables:
+            raise CheckpointError(
+                f"{self.path} is an SQLite database but not a nexa-lsp run store (it has other tables); "
+                "nothing was changed in it. Choose another store (--store PATH)"
+            )
+        if version > SCHEMA_VERSION:
+            raise StoreSchemaTooNewError(
+                f"{self.path} was written by a newer nexa-lsp (store schema {version}; "
+                f"this version reads up to {SCHEMA_VERSION}); "
+                "upgrade nexa-lsp, or use another store (--store PATH)"
+            )
+
     def _migrate(self, connection: sqlite3.Connection) -> None:
         try:
             version = self.schema_version()
-            self.check()
-            if version == 0 and self._read("SELECT count(*) FROM sqlite_master")[0][0]:
-                raise CheckpointError(
-                    f"{self.path} is an SQLite database but not a nexa-lsp run store (it has other tables); "
-                    "nothing was changed in it. Choose another store (--store PATH)"
-                )
             if version > SCHEMA_VERSION:
                 raise StoreSchemaTooNewError(
                     f"{self.path} was written by a newer nexa-lsp (store schema {version}; "

@@ -78,7 +78,9 @@ def check_nothing_saved_is_lost(store: Path, log: Path) -> dict[str, str]:
             continue  # its first save was in flight when the process died: not acknowledged, not there
         assert run_id in texts, f"run {run_id} was acknowledged as saved but is missing"
         allowed = {last, pending} - {None}
-        assert digest(texts[run_id]) in allowed, f"run {run_id}: the stored state is neither the acknowledged one nor whole"
+        assert digest(texts[run_id]) in allowed, (
+            f"run {run_id}: the stored state is neither the acknowledged one nor whole"
+        )
     return texts
 
 
