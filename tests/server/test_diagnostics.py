@@ -220,4 +220,50 @@ async def test_configuration_changes_apply_to_open_documents(client: LanguageCli
     assert len(after) < len(before)
     client.set_configuration({}, section="nexa")
     client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
+    for _ in range(200):  # back to the defaults
+        if codes(await diagnostics(client, doc)) == before:
+            break
+        await asyncio.sleep(0.02)
+    assert codes(await diagnostics(client, doc)) == before
     close_document(client, doc)
+
+
+async def test_workspace_diagnostics_cover_files_not_open(client: LanguageClient,
+                                                          workspace: dict[str, Path]) -> None:
+    doc = uri(workspace["one"] / "main.nx")
+    open_document(client, doc, MAIN)
+    await diagnostics(client, doc, 1)
+    report = await client.workspace_diagnostic_async(lsp.WorkspaceDiagnosticParams(previous_result_ids=[]))
+    by_uri = {item.uri: item for item in report.items}
+    assert by_uri[doc].version == 1  # the open document, at the editor's version
+    other = by_uri[uri(workspace["two"] / "other.nx")]  # read from disk
+    assert isinstance(other, lsp.WorkspaceFullDocumentDiagnosticReport) and other.version is None
+    assert "NX101" in codes(list(other.items))
+    again = await client.workspace_diagnostic_async(lsp.WorkspaceDiagnosticParams(
+        previous_result_ids=[lsp.PreviousResultId(uri=i.uri, value=i.result_id or "") for i in report.items]))
+    assert [i.uri for i in again.items if not isinstance(i, lsp.WorkspaceUnchangedDocumentDiagnosticReport)] == []
+    close_document(client, doc)
+
+
+async def test_a_created_include_file_is_picked_up(client: LanguageClient, workspace: dict[str, Path]) -> None:
+    name = f"later-{id(client)}.nxlib"
+    text = f'include "{name}";\nflow f {{\n    x = Later.run("a")\n}}\n'
+    doc = uri(workspace["one"] / "later.nx")
+    open_document(client, doc, text)
+    assert {"NX140", "NX101"} <= set(codes(await diagnostics(client, doc, 1)))
+    created = workspace["one"] / name
+    created.write_text('agent Later { prompt: "p" }\n', encoding="utf-8")
+    published = len(client.published)  # type: ignore[attr-defined]
+    client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
+        changes=[lsp.FileEvent(uri=uri(created), type=lsp.FileChangeType.Created)]))
+    if is_push(client):
+        await wait_until(lambda: [p for p in client.published[published:]  # type: ignore[attr-defined]
+                                  if p.uri == doc])
+    for _ in range(200):
+        now = codes(await diagnostics(client, doc, 1))
+        if "NX140" not in now:
+            break
+        await asyncio.sleep(0.02)
+    assert "NX140" not in now and "NX101" not in now
+    close_document(client, doc)
+    created.unlink()
