@@ -410,128 +410,173 @@ class _Collector:
                         for name, span in node.names[0::2]:
                             scope.bind(name, span)
 
-    # -- pass 2: uses
+    # -- pass 2: uses (a work list, not recursion: nesting depth is the user's choice)
 
-    def stmt(self, stmt: t.Stmt | t.Block | None) -> None:
-        if stmt is None:
-            return
-        if isinstance(stmt, t.Block):
-            for inner in stmt.statements:
-                self.stmt(inner)
-        elif isinstance(stmt, t.Assign):
-            if stmt.target_name is None:
-                self.expr(stmt.target)
-            self.expr(stmt.value)
-            if isinstance(stmt.handler, t.Block):
-                self.stmt(stmt.handler)
-            elif stmt.handler is not None:
-                self.expr(stmt.handler)
-        elif isinstance(stmt, t.ExprStmt):
-            self.expr(stmt.expr)
-        elif isinstance(stmt, t.Print):
-            for arg in stmt.args:
-                self.expr(arg.value)
-        elif isinstance(stmt, t.If):
-            self.condition(stmt.condition)
-            self.stmt(stmt.then)
-            self.stmt(stmt.otherwise)
-        elif isinstance(stmt, t.ForEach | t.ForPattern):
-            self.expr(stmt.iterable)
-            self.stmt(stmt.body)
-        elif isinstance(stmt, t.While):
-            self.condition(stmt.condition)
-            self.stmt(stmt.body)
-        elif isinstance(stmt, t.Loop):
-            self.stmt(stmt.body)
-            self.condition(stmt.until)
-        elif isinstance(stmt, t.SemanticIf):
-            self.expr(stmt.target)
-            self.stmt(stmt.then)
-            self.stmt(stmt.otherwise)
-        elif isinstance(stmt, t.Let):
-            self.expr(stmt.value)
-        elif isinstance(stmt, t.Try):
-            self.stmt(stmt.body)
-            self.stmt(stmt.handler)
-        elif isinstance(stmt, t.KeywordStmt):
-            for e in stmt.exprs:
-                self.expr(e)
-            for name, span in stmt.names:
-                if stmt.keyword == "verify":
-                    self.ref(name, span, RefRole.TYPE)
-                else:
+    def stmt(self, node: t.Stmt | t.Block | None) -> None:
+        if node is not None:
+            self._run(node, None)
+
+    def expr(self, node: object, role: RefRole = RefRole.VALUE) -> None:
+        self._run(node, role)
+
+    def _run(self, node: object, role: RefRole | None) -> None:
+        todo: list[tuple[object, RefRole | None]] = [(node, role)]
+        while todo:
+            current, current_role = todo.pop()
+            if current is None:
+                continue
+            if current_role is None:
+                self._statement(current, todo)
+            else:
+                self._expression(current, current_role, todo)
+
+    def _statement(self, node: object, todo: list[tuple[object, RefRole | None]]) -> None:
+        value = RefRole.VALUE
+
+        def s(child: object) -> None:
+            todo.append((child, None))
+
+        def e(child: object, role: RefRole = value) -> None:
+            todo.append((child, role))
+
+        if isinstance(node, t.Block):
+            for inner in reversed(node.statements):
+                s(inner)
+        elif isinstance(node, t.Assign):
+            if node.target_name is None:
+                e(node.target)
+            e(node.value)
+            if isinstance(node.handler, t.Block):
+                s(node.handler)
+            elif node.handler is not None:
+                e(node.handler)
+        elif isinstance(node, t.ExprStmt):
+            e(node.expr)
+        elif isinstance(node, t.Print):
+            for arg in node.args:
+                e(arg.value)
+        elif isinstance(node, t.If):
+            self._condition(node.condition, todo)
+            s(node.then)
+            s(node.otherwise)
+        elif isinstance(node, t.ForEach | t.ForPattern):
+            e(node.iterable)
+            s(node.body)
+        elif isinstance(node, t.While):
+            self._condition(node.condition, todo)
+            s(node.body)
+        elif isinstance(node, t.Loop):
+            s(node.body)
+            self._condition(node.until, todo)
+        elif isinstance(node, t.SemanticIf):
+            e(node.target)
+            s(node.then)
+            s(node.otherwise)
+        elif isinstance(node, t.Let):
+            e(node.value)
+        elif isinstance(node, t.Try):
+            s(node.body)
+            s(node.handler)
+        elif isinstance(node, t.KeywordStmt):
+            for child in node.exprs:
+                e(child)
+            for name, span in node.names:
+                self.ref(name, span, RefRole.TYPE if node.keyword == "verify" else RefRole.VALUE)
+        elif isinstance(node, t.BlockStmt):
+            for child in node.exprs:
+                e(child)
+            if node.keyword in ("before_tool", "after_tool"):
+                for name, span in node.names:
                     self.ref(name, span, RefRole.VALUE)
-        elif isinstance(stmt, t.BlockStmt):
-            self.block_stmt(stmt)
+            elif node.keyword in ("try_agent", "on_error"):
+                for name, span in node.names[1::2]:
+                    self.ref(name, span, RefRole.TYPE)
+            for block in node.blocks:
+                s(block)
 
-    def block_stmt(self, stmt: t.BlockStmt) -> None:
-        for e in stmt.exprs:
-            self.expr(e)
-        if stmt.keyword in ("before_tool", "after_tool"):
-            for name, span in stmt.names:
-                self.ref(name, span, RefRole.VALUE)
-        elif stmt.keyword in ("try_agent", "on_error"):
-            for name, span in stmt.names[1::2]:
-                self.ref(name, span, RefRole.TYPE)
-        for block in stmt.blocks:
-            self.stmt(block)
-
-    def condition(self, cond: t.Condition) -> None:
+    @staticmethod
+    def _condition(cond: t.Condition, todo: list[tuple[object, RefRole | None]]) -> None:
         for part in cond.parts:
-            self.expr(part)
+            todo.append((part, RefRole.VALUE))
 
-    def expr(self, e: object, role: RefRole = RefRole.VALUE) -> None:
-        if isinstance(e, t.Name):
-            self.ref(e.id, e.span, role)
-        elif isinstance(e, t.StringLit):
-            for interp in e.interpolations:
+    def _expression(self, node: object, role: RefRole, todo: list[tuple[object, RefRole | None]]) -> None:
+        value = RefRole.VALUE
+
+        def e(child: object, child_role: RefRole = value) -> None:
+            todo.append((child, child_role))
+
+        def named(child: object, when_name: RefRole) -> None:
+            e(child, when_name if isinstance(child, t.Name) else value)
+
+        if isinstance(node, t.Name):
+            self.ref(node.id, node.span, role)
+        elif isinstance(node, t.StringLit):
+            for interp in node.interpolations:
                 inner = self.rel_text(interp.span)
                 start = interp.span.rel_start + (len(inner) - len(inner.lstrip()))
                 self.ref(interp.root, Span(start, start + len(interp.root), self.anchor), RefRole.VALUE)
-        elif isinstance(e, t.Call):
-            self.call(e)
-        elif isinstance(e, t.Member):
-            if not (isinstance(e.obj, t.Name) and e.obj.id == "std"):
-                self.expr(e.obj)
-        elif isinstance(e, t.VariantRef):
-            self.expr(e.obj, RefRole.TYPE if isinstance(e.obj, t.Name) else RefRole.VALUE)
-        elif isinstance(e, t.BinaryOp):
-            self.binary(e)
-        elif isinstance(e, t.SpecialExpr):
-            if e.name is not None and e.name_span is not None:
-                self.ref(e.name, e.name_span, RefRole.AGENT if e.kind == "spawn_actor" else RefRole.VALUE)
-            for arg in e.args:
-                self.expr(arg.value)
-        elif isinstance(e, t.MatchExpr):
-            self.expr(e.subject)
-            for arm in e.arms:
+        elif isinstance(node, t.Call):
+            self._call(node, todo)
+        elif isinstance(node, t.Member):
+            if not (isinstance(node.obj, t.Name) and node.obj.id == "std"):
+                e(node.obj)
+        elif isinstance(node, t.VariantRef):
+            named(node.obj, RefRole.TYPE)
+        elif isinstance(node, t.BinaryOp):
+            op = node.op
+            if op in ("&>>", "&&"):
+                self._agents(node.left, todo)
+            else:
+                e(node.left)
+            if op in ("|>>", "||"):
+                self._agents(node.right, todo)
+            elif op in (">>", "&>>", "&&"):
+                named(node.right, RefRole.AGENT)
+            elif op == "|>":
+                named(node.right, RefRole.CALL)
+            else:
+                e(node.right)
+        elif isinstance(node, t.SpecialExpr):
+            if node.name is not None and node.name_span is not None:
+                self.ref(node.name, node.name_span, RefRole.AGENT if node.kind == "spawn_actor" else RefRole.VALUE)
+            for arg in node.args:
+                e(arg.value)
+        elif isinstance(node, t.MatchExpr):
+            e(node.subject)
+            for arm in node.arms:
                 if arm.pattern is not None:
-                    self.pattern(arm.pattern)
+                    for sub in t.walk(arm.pattern):
+                        if isinstance(sub, t.Pattern) and sub.literal is not None:
+                            e(sub.literal)
                 if isinstance(arm.body, t.Block):
-                    self.stmt(arm.body)
+                    todo.append((arm.body, None))
                 else:
-                    self.expr(arm.body)
+                    e(arm.body)
                 if arm.guard is not None:
-                    self.expr(arm.guard)
-        elif isinstance(e, t.Node):
-            for child in t.iter_children(e):
+                    e(arm.guard)
+        elif isinstance(node, t.Node):
+            for child in t.iter_children(node):
                 if isinstance(child, t.Block):
-                    self.stmt(child)
+                    todo.append((child, None))
                 elif isinstance(child, t.Argument | t.CaseArm):
-                    self.expr(child.value)
+                    e(child.value)
                 else:
-                    self.expr(child)
+                    e(child)
 
-    def pattern(self, pattern: t.Pattern) -> None:
-        for node in t.walk(pattern):
-            if isinstance(node, t.Pattern) and node.literal is not None:
-                self.expr(node.literal)
+    @staticmethod
+    def _agents(node: object, todo: list[tuple[object, RefRole | None]]) -> None:
+        """The `[A, B]` list of a DAG operator (anything else is visited as usual)."""
+        if isinstance(node, t.BracketList):
+            for item in node.items:
+                todo.append((item, RefRole.AGENT if isinstance(item, t.Name) else RefRole.VALUE))
+        else:
+            todo.append((node, RefRole.VALUE))
 
-    def call(self, e: t.Call) -> None:
-        callee = e.callee
+    def _call(self, node: t.Call, todo: list[tuple[object, RefRole | None]]) -> None:
+        callee = node.callee
         args_role = RefRole.VALUE
-        if e.run_entry is not None and isinstance(callee, t.Member):
-            self.expr(callee.obj, RefRole.RUN_RECEIVER if isinstance(callee.obj, t.Name) else RefRole.VALUE)
+        if node.run_entry is not None and isinstance(callee, t.Member):
+            todo.append((callee.obj, RefRole.RUN_RECEIVER if isinstance(callee.obj, t.Name) else RefRole.VALUE))
         elif isinstance(callee, t.Name):
             if callee.id == "join":
                 args_role = RefRole.AGENT
@@ -540,41 +585,14 @@ class _Collector:
         elif isinstance(callee, t.Member):
             obj = callee.obj
             if isinstance(obj, t.Call) and isinstance(obj.callee, t.Name) and obj.callee.id == "join":
-                self.call(obj)
+                todo.append((obj, RefRole.VALUE))
                 self.ref(callee.name, callee.name_span, RefRole.AGENT)
             else:
-                self.expr(callee)
+                todo.append((callee, RefRole.VALUE))
         else:
-            self.expr(callee)
-        for arg in e.args:
-            value = arg.value
-            self.expr(value, args_role if isinstance(value, t.Name) else RefRole.VALUE)
-
-    def agents(self, e: t.Expr) -> None:
-        """The `[A, B]` list of a DAG operator (anything else is visited as usual)."""
-        if isinstance(e, t.BracketList):
-            for item in e.items:
-                self.expr(item, RefRole.AGENT if isinstance(item, t.Name) else RefRole.VALUE)
-        else:
-            self.expr(e)
-
-    def binary(self, e: t.BinaryOp) -> None:
-        op = e.op
-        if op == ">>":
-            self.expr(e.left)
-            self.expr(e.right, RefRole.AGENT if isinstance(e.right, t.Name) else RefRole.VALUE)
-        elif op in ("|>>", "||"):
-            self.expr(e.left)
-            self.agents(e.right)
-        elif op in ("&>>", "&&"):
-            self.agents(e.left)
-            self.expr(e.right, RefRole.AGENT if isinstance(e.right, t.Name) else RefRole.VALUE)
-        elif op == "|>":
-            self.expr(e.left)
-            self.expr(e.right, RefRole.CALL if isinstance(e.right, t.Name) else RefRole.VALUE)
-        else:
-            self.expr(e.left)
-            self.expr(e.right)
+            todo.append((callee, RefRole.VALUE))
+        for arg in node.args:
+            todo.append((arg.value, args_role if isinstance(arg.value, t.Name) else RefRole.VALUE))
 
 
 def _collect_chunk(chunk: ParsedChunk) -> ChunkFacts:
