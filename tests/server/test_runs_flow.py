@@ -85,6 +85,10 @@ async def test_execute_progress_continue_and_restart(profile: str, tmp_path: Pat
         assert set(runs) == {first, second["run_id"]}
         assert runs[second["run_id"]]["parent_run_id"] == first
         assert runs[first]["actions"] == ["continue", "show"]
+        by_session = await command(client, "nexa.listRuns", session_id=started["session_id"])
+        assert [r["run_id"] for r in by_session["runs"]] == [first, second["run_id"]]  # oldest first
+        assert len((await command(client, "nexa.listRuns", uri=ws.uri))["runs"]) == 2
+        assert (await command(client, "nexa.listRuns", agent="Analyst"))["runs"] == []
         assert offered_actions(await offers(client, profile, ws), second["run_id"]) == {"nexa.continue", "nexa.showRun"}
 
 
@@ -231,6 +235,10 @@ async def test_continuing_a_waiting_run_is_refused_with_the_runtime_reason(profi
 
         empty = await refusal(client, "nexa.approve", run_id=run_id, call_id="call_nope")
         assert empty.startswith("NXR010: ")
+        typo = await refusal(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="x", config={"timout": 5})
+        assert "unknown run config field(s): timout" in typo
+        no_task = await refusal(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="  ")
+        assert no_task.startswith("NXR003: ")
         assert ws.rows() == before
 
 
