@@ -70,6 +70,7 @@ class ChunkBuilder:
             "call": self._call,
             "run_entry": self._run_entry,
             "removed_run_call": self._removed_run_call,
+            "removed_run_member": self._removed_run_member,
             "index": lambda tr: t.Index(self.span(tr), self.expr(tr.children[0]), self.expr(tr.children[1])),
             "variant": self._variant,
             "binary_op": self._binary,
@@ -415,6 +416,11 @@ class ChunkBuilder:
         name_span = Span(obj_end + 1, obj_end + 4, self.anchor)
         member = t.Member(Span(obj.span.rel_start, obj_end + 4, self.anchor), obj, "run", name_span)
         return t.Call(sp, member, self._args_of(tree), "run")
+
+    def _removed_run_member(self, tree: Tree[Token]) -> t.Member:
+        obj = self.expr(tree.children[0])
+        sp = self.span(tree)
+        return t.Member(sp, obj, "run", Span(sp.rel_end - 3, sp.rel_end, self.anchor))
 
     def _variant(self, tree: Tree[Token]) -> t.VariantRef:
         name_tok = tree.children[-1]
