@@ -146,6 +146,7 @@ class RunFeatures:
         self._generation = 0
         self._views: dict[str, tuple[_ViewKey, SourceFile, list[ide.AgentView]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._runs_cache: dict[tuple[Path, str], tuple[tuple[object, ...], dict[str, RunState]]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         atexit.register(self.stop_all)
 
@@ -258,10 +259,17 @@ class RunFeatures:
         return tuple(stamp)
 
     def _stored_runs(self, store: SQLiteCheckpointStore, source_path: Path) -> list[RunState]:
+        """The file's newest runs and all its unsettled ones (read again only when the store changed)."""
         source = str(source_path.resolve())
-        found = {s.run_id: s for s in store.list_states(source=source, limit=RECENT_RUNS)}
-        for status in (RunStatus.RUNNING, RunStatus.WAITING_APPROVAL):
-            found.update((s.run_id, s) for s in store.list_states(source=source, status=status))
+        stamp = (self._stamp(store.path), self._generation)
+        cached = self._runs_cache.get((store.path, source))
+        if cached is not None and cached[0] == stamp:
+            found = dict(cached[1])
+        else:
+            found = {s.run_id: s for s in store.list_states(source=source, limit=RECENT_RUNS)}
+            for status in (RunStatus.RUNNING, RunStatus.WAITING_APPROVAL):
+                found.update((s.run_id, s) for s in store.list_states(source=source, status=status))
+            self._runs_cache[(store.path, source)] = (stamp, dict(found))
         for live in self.live.values():
             if live.state is not None and live.state.metadata.source == source:
                 found[live.state.run_id] = live.state
