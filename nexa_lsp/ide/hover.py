@@ -20,6 +20,7 @@ from nexa_lsp.ide.knowledge import (
     OTHER_KEYWORDS,
     RUN_MEMBER_DOCS,
     STATEMENT_KEYWORDS,
+    STD_NAMESPACES,
     path_summary,
 )
 from nexa_lsp.syntax import tree as t
@@ -55,6 +56,9 @@ def hover(analysis: Analysis, offset: int) -> HoverData | None:
         return _keyword(analysis, offset)
     if isinstance(item, t.Include):
         return _include(analysis, item)
+    use = _use_at(item, offset)
+    if use is not None:
+        return use
     found = _property_at(item, offset)
     if found is not None:
         prop, table, what = found
@@ -100,6 +104,26 @@ def _include(analysis: Analysis, item: t.Include) -> HoverData:
         count = sum(len(v) for v in resolved.symbols.declarations.values()) if resolved.symbols else 0
         text = f'`include "{item.name}"` ->{where}: {count} declarations.'
     return HoverData(text, item.span.start, item.span.end)
+
+
+def _use_at(item: t.TopItem, offset: int) -> HoverData | None:
+    """`uses std.fs`, `uses "skills/x.md"`, `uses mcp:"uri"` (names are occurrences)."""
+    if not isinstance(item, t.AgentDecl):
+        return None
+    for use in item.uses:
+        if use.kind == "name" or not (use.span.start <= offset <= use.span.end):
+            continue
+        if use.kind == "std":
+            namespace = use.text.removeprefix("std.")
+            summary = STD_NAMESPACES.get(namespace)
+            text = (f"**{use.text}** (standard library: {summary})" if summary else
+                    f"**{use.text}**: not a standard library namespace this runtime knows")
+        elif use.kind == "skill":
+            text = f'**skill file** `{use.text}`: its Markdown is added to what the agent knows.'
+        else:
+            text = f"**MCP server** `{use.text}`: the agent may use the tools it provides."
+        return HoverData(text, use.span.start, use.span.end)
+    return None
 
 
 def _property_at(item: t.TopItem, offset: int) -> tuple[t.Property, dict[str, PropertySpec], str] | None:

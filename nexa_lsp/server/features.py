@@ -35,12 +35,12 @@ def _cursor(server: NexaLanguageServer, uri: str, pos: lsp.Position) -> tuple[Do
     return state, analysis, offset(analysis.source.lines, pos)
 
 
-def _uri_for(server: NexaLanguageServer, state: DocumentState, path: Path | None) -> str:
+def _uri_for(state: DocumentState, path: Path | None) -> str:
     return state.uri if path is None or path == state.path else uri_of_path(path)
 
 
-def _location(server: NexaLanguageServer, state: DocumentState, place: Place) -> lsp.Location:
-    return lsp.Location(uri=_uri_for(server, state, place.path),
+def _location(state: DocumentState, place: Place) -> lsp.Location:
+    return lsp.Location(uri=_uri_for(state, place.path),
                         range=to_range(place.source.lines, place.start, place.end))
 
 
@@ -296,7 +296,7 @@ def register(server: NexaLanguageServer) -> None:
         from nexa_lsp.ide.navigation import definition as find
 
         state, analysis, at = _cursor(server, params.text_document.uri, params.position)
-        return [_location(server, state, p) for p in find(analysis, at)]
+        return [_location(state, p) for p in find(analysis, at)]
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
     def references(params: lsp.ReferenceParams) -> list[lsp.Location]:
@@ -309,7 +309,7 @@ def register(server: NexaLanguageServer) -> None:
             return []
         others = _other_analyses(server, state, target.symbol.name) if target.symbol is not None else []
         places = find(analysis, at, others, params.context.include_declaration)
-        return [_location(server, state, p) for p in places]
+        return [_location(state, p) for p in places]
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
     def highlight(params: lsp.DocumentHighlightParams) -> list[lsp.DocumentHighlight]:
@@ -347,7 +347,7 @@ def register(server: NexaLanguageServer) -> None:
             raise RequestFailed(str(exc)) from exc
         changes: dict[str, list[lsp.TextEdit]] = {}
         for path, places in edits.items():
-            uri = _uri_for(server, state, path)
+            uri = _uri_for(state, path)
             changes.setdefault(uri, []).extend(
                 lsp.TextEdit(range=to_range(place.source.lines, place.start, place.end), new_text=text)
                 for place, text in places)

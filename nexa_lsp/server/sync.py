@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
-from pygls.uris import from_fs_path
 
 from nexa_lsp.server.app import NexaLanguageServer, RequestFailed
 from nexa_lsp.server.convert import to_range
@@ -71,6 +70,7 @@ def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
         digest.update(repr((d.code, d.range.start.line, d.range.start.character, d.range.end.line,
                             d.range.end.character, d.severity, d.message)).encode())
     state.checked = Checked(state.version, diagnostics, converted, digest.hexdigest()[:20])
+    server.idle_collector.settle()
     return state.checked
 
 
@@ -258,6 +258,7 @@ def register(server: NexaLanguageServer) -> None:
         state = server.documents.open(item.uri, item.text, item.version)
         schedule(server, state, 0)
         recheck_dependents(server, state.path)
+        server.idle_collector.activity()
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
@@ -268,6 +269,7 @@ def register(server: NexaLanguageServer) -> None:
             return
         schedule(server, state)
         recheck_dependents(server, state.path)
+        server.idle_collector.activity()
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: lsp.DidSaveTextDocumentParams) -> None:
@@ -286,6 +288,7 @@ def register(server: NexaLanguageServer) -> None:
             server.text_document_publish_diagnostics(
                 lsp.PublishDiagnosticsParams(uri=state.uri, diagnostics=[]))
         recheck_dependents(server, state.path)
+        server.idle_collector.activity()
 
     @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC,
                     lsp.DiagnosticOptions(identifier=SECTION, inter_file_dependencies=True,
@@ -324,11 +327,11 @@ def register(server: NexaLanguageServer) -> None:
 def _file_report(server: NexaLanguageServer, path: Path, previous: dict[str, str]
                  ) -> lsp.WorkspaceDocumentDiagnosticReport | None:
     """Diagnostics of a workspace file that is not open (read from disk)."""
-    uri = str(from_fs_path(str(path)))
+    uri = uri_of_path(path)
     text = server.documents.disk_text(path)
     if text is None:
         return None
-    state = DocumentState(uri_of_path(path), path, text, None, server.documents.read(path))
+    state = DocumentState(uri, path, text, None, server.documents.read(path))
     checked = check(server, state)
     if previous.get(uri) == checked.result_id:
         return lsp.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, version=None, result_id=checked.result_id)
@@ -341,3 +344,4 @@ def _safe_warm_up(server: NexaLanguageServer) -> None:
         warm_up()
     except Exception as exc:
         server.log(f"warm-up failed: {exc}", lsp.MessageType.Warning)
+    server.idle_collector.collect()

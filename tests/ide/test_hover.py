@@ -80,3 +80,10 @@ def test_run_on_30_explains_the_other_path() -> None:
 def test_include_hover_resolves_the_file() -> None:
     assert "2 declarations" in hover_text(PROGRAM, 3, {"lib.nxlib": LIB})
     assert "not found" in hover_text(PROGRAM, 3, {})
+
+
+def test_hover_on_uses_entries_that_are_not_names() -> None:
+    text = 'agent A uses std.fs, "skills/x.md", mcp:"https://tools.example" {\n    prompt: "p"\n}\n'
+    assert "standard library: files" in hover_text(text, at(text, "std.fs", 4))
+    assert "skill file" in hover_text(text, at(text, "skills"))
+    assert "MCP server" in hover_text(text, at(text, "https"))
