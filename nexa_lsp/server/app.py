@@ -43,6 +43,7 @@ from pygls.protocol.language_server import lsp_method
 
 from nexa_lsp import __version__
 from nexa_lsp.server.documents import DocumentState, DocumentStore, normal_path, path_of_uri
+from nexa_lsp.server.memory import IdleCollector
 from nexa_lsp.server.settings import ServerSettings
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ class NexaLanguageServer(LanguageServer):
         self.code_action_providers: list[Callable[[lsp.CodeActionParams], list[lsp.CodeAction]]] = []
         self.code_action_kinds: list[str] = []
         self.registered_modules: list[str] = []
+        self.idle_collector = IdleCollector()
 
     # -- client facts
 
