@@ -12,6 +12,8 @@ export interface NexaServerSettings {
     store: string;
     /** "" = the server's default provider. */
     provider: string;
+    /** Extra provider settings (e.g. API keys), machine-scoped; sent only when set and trusted. */
+    providerSettings?: Record<string, string>;
   };
   diagnostics: {
     migrationHints: boolean;
@@ -35,6 +37,15 @@ function str(value: unknown, fallback: string): string {
   return typeof value === "string" ? value : fallback;
 }
 
+function stringMap(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return out;
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof item === "string" && key.trim() !== "") out[key.trim()] = item;
+  }
+  return out;
+}
+
 function debounce(value: unknown, fallback: number): number {
   if (typeof value !== "number" || !Number.isFinite(value)) return fallback;
   return Math.min(5000, Math.max(0, Math.round(value)));
@@ -44,11 +55,13 @@ function debounce(value: unknown, fallback: number): number {
 export function readServerSettings(read: SettingReader, trusted: boolean): NexaServerSettings {
   const d = DEFAULT_SETTINGS;
   const store = str(read("runs.store"), d.runs.store).trim();
+  const providerSettings = trusted ? stringMap(read("runs.providerSettings")) : {};
   return {
     runs: {
       enabled: trusted && bool(read("runs.enabled"), d.runs.enabled),
       store: store === "" ? d.runs.store : store,
       provider: str(read("runs.provider"), d.runs.provider).trim(),
+      ...(Object.keys(providerSettings).length > 0 ? { providerSettings } : {}),
     },
     diagnostics: {
       migrationHints: bool(read("diagnostics.migrationHints"), d.diagnostics.migrationHints),

@@ -41,6 +41,7 @@ describe("layering", () => {
         "nexa.trace.server": "off",
         "nexa.runs.enabled": true,
         "nexa.runs.store": ".nexa/runs.sqlite3",
+        "nexa.runs.providerSettings": {},
         "nexa.runs.provider": "",
         "nexa.diagnostics.migrationHints": true,
         "nexa.diagnostics.debounceMs": 150,

@@ -152,3 +152,13 @@ describe("overlayServerSettings", () => {
     assert.equal(overlayServerSettings("nexa.runs.enabled", true, untrusted), false);
   });
 });
+
+it("provider settings pass through only when set and trusted", () => {
+  const values: Record<string, unknown> = { "runs.providerSettings": { OPENAI_API_KEY: "sk-1", BAD: 3 } };
+  const trusted = readServerSettings((k) => values[k], true);
+  assert.deepEqual(trusted.runs.providerSettings, { OPENAI_API_KEY: "sk-1" });
+  assert.deepEqual(initializationOptions(trusted).runs.providerSettings, { OPENAI_API_KEY: "sk-1" });
+  const untrusted = readServerSettings((k) => values[k], false);
+  assert.equal(untrusted.runs.providerSettings, undefined);
+  assert.equal("providerSettings" in readServerSettings(() => undefined, true).runs, false);
+});
