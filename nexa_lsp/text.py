@@ -57,11 +57,10 @@ class LineIndex:
 
     def line_text(self, line: int) -> str:
         """The text of a zero-based line without its line break."""
-        if line < 0 or line >= len(self.line_starts):
+        bounds = self._line_bounds(line) if line >= 0 else None
+        if bounds is None:
             return ""
-        start = self.line_starts[line]
-        end = self.line_starts[line + 1] - 1 if line + 1 < len(self.line_starts) else len(self.text)
-        return self.text[start:end].rstrip("\r")
+        return self.text[bounds[0] : bounds[1]].rstrip("\r")
 
     # -- code points (CLI, internal) -------------------------------------------------
 
@@ -82,14 +81,22 @@ class LineIndex:
             return Position(line, offset - start)
         return Position(line, utf16_length(self.text[start:offset]))
 
+    def _line_bounds(self, line: int) -> tuple[int, int] | None:
+        """Start and end offsets of a line without its break; None past the last line."""
+        if line >= len(self.line_starts):
+            return None
+        start = self.line_starts[line]
+        end = self.line_starts[line + 1] - 1 if line + 1 < len(self.line_starts) else len(self.text)
+        return start, end
+
     def offset_of_utf16(self, line: int, character: int) -> int:
         """Code-point offset of an LSP position; out-of-range values are clamped."""
         if line < 0:
             return 0
-        if line >= len(self.line_starts):
+        bounds = self._line_bounds(line)
+        if bounds is None:
             return len(self.text)
-        start = self.line_starts[line]
-        end = self.line_starts[line + 1] - 1 if line + 1 < len(self.line_starts) else len(self.text)
+        start, end = bounds
         if character <= 0:
             return start
         if self._ascii:
@@ -105,8 +112,8 @@ class LineIndex:
         """Code-point offset of a zero-based line and code-point column (clamped)."""
         if line < 0:
             return 0
-        if line >= len(self.line_starts):
+        bounds = self._line_bounds(line)
+        if bounds is None:
             return len(self.text)
-        start = self.line_starts[line]
-        end = self.line_starts[line + 1] - 1 if line + 1 < len(self.line_starts) else len(self.text)
+        start, end = bounds
         return max(start, min(start + column, end))
