@@ -22,8 +22,10 @@ Mapping (Nexa 2.x semantics where they exist):
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -135,6 +137,52 @@ def _tool_from_function(
     return Tool(decl.name, decl.description or decl.name, parameters, function, approvals and decl.requires_approval)
 
 
+@dataclasses.dataclass(frozen=True)
+class _SourceIndex:
+    """What every agent of a file needs from it, computed once per parsed file (a language
+    server builds every agent of a file: per agent, a scan of all items was quadratic)."""
+
+    blocks: dict[str, t.ToolDecl] = dataclasses.field(default_factory=dict)
+    functions: dict[str, t.ToolFunction] = dataclasses.field(default_factory=dict)
+    agents: frozenset[str] = frozenset()
+    config_name: str | None = None
+
+
+_INDEX_CACHE: list[tuple[SourceFile, list[t.TopItem], int, _SourceIndex]] = []
+_INDEX_LOCK = threading.Lock()
+_INDEX_SIZE = 4
+
+
+def _index_of(source: SourceFile | None) -> _SourceIndex:
+    if source is None:
+        return _SourceIndex()
+    items = source.items
+    with _INDEX_LOCK:
+        for cached, cached_items, size, index in _INDEX_CACHE:
+            if cached is source and cached_items is items and size == len(items):
+                return index
+    blocks: dict[str, t.ToolDecl] = {}
+    functions: dict[str, t.ToolFunction] = {}
+    agents: set[str] = set()
+    config_name: str | None = None
+    use_seen = False
+    for item in items:
+        if isinstance(item, t.ToolDecl):
+            blocks[item.name] = item
+        elif isinstance(item, t.ToolFunction):
+            functions[item.name] = item
+        elif isinstance(item, t.AgentDecl):
+            agents.add(item.name)
+        elif isinstance(item, t.UseConfig) and not use_seen:
+            use_seen = True
+            config_name = item.name or None
+    index = _SourceIndex(blocks, functions, frozenset(agents), config_name)
+    with _INDEX_LOCK:
+        _INDEX_CACHE.insert(0, (source, items, len(items), index))
+        del _INDEX_CACHE[_INDEX_SIZE:]
+    return index
+
+
 def _number(args: list[t.Property], key: str) -> float | None:
     for prop in args:
         if prop.key == key and isinstance(prop.value.value, int | float) and not isinstance(prop.value.value, bool):
@@ -159,10 +207,9 @@ def _defaults_of(decl: t.AgentDecl, source: SourceFile | None) -> RunConfig:
         prop = decl.get_property(key)
         if prop is not None and isinstance(prop.value.value, int) and not isinstance(prop.value.value, bool):
             values.setdefault(field, prop.value.value)
-    if source is not None:
-        use = next((i for i in source.items if isinstance(i, t.UseConfig)), None)
-        if use is not None and use.name:
-            values["config_name"] = use.name
+    config_name = _index_of(source).config_name
+    if config_name:
+        values["config_name"] = config_name
     return RunConfig(**values)
 
 
@@ -184,9 +231,8 @@ def agent_from_declaration(
     folder = Path(path).resolve().parent if path is not None else None
     source_name = str(path) if path is not None else "the source"
     approvals = source is not None and source.path is VersionPath.NEXA_30
-    blocks = {i.name: i for i in (source.items if source else []) if isinstance(i, t.ToolDecl)}
-    functions = {i.name: i for i in (source.items if source else []) if isinstance(i, t.ToolFunction)}
-    agents = {i.name for i in (source.items if source else []) if isinstance(i, t.AgentDecl)}
+    index = _index_of(source)
+    blocks, functions, agents = index.blocks, index.functions, index.agents
 
     def given(name: str) -> Callable[..., Any] | None:
         item = implementations.get(name)
