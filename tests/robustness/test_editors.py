@@ -1,0 +1,149 @@
+"""Real editors, headless, against the language server: Neovim's built-in client and Emacs eglot.
+
+Each editor loads the exact configuration in ``tests/robustness/editors`` (the one
+docs/editors-tested.md shows), opens a source with errors, and a small driver script
+records what the editor's own client received: the diagnostics, and the answer to a hover.
+
+The editors are installed by ``scripts/install-editors.sh`` (CI runs it). A test is skipped
+only when its editor is missing and ``NEXA_REQUIRE_EDITORS`` is not set; with it set, a
+missing editor fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.robustness.helpers import PROJECT_ROOT, subprocess_env
+
+EDITORS = Path(__file__).parent / "editors"
+SOURCE = """agent Writer {
+  prompt: "Write clearly"
+  model: "gpt-4o"
+}
+
+agent Broken {
+  prompt: "oops"
+  model:
+}
+
+flow main {
+  draft = Writer.run("a short note")
+  print(draft)
+}
+"""
+HOVER_LINE, HOVER_COL = 12, 11  # on `Writer` in `Writer.run(...)` (1-based line, 0-based column)
+TIMEOUT = 120
+
+
+def require(binary: str) -> str:
+    path = shutil.which(binary)
+    if path is None:
+        if os.environ.get("NEXA_REQUIRE_EDITORS"):
+            pytest.fail(f"{binary} is not installed but NEXA_REQUIRE_EDITORS is set; run scripts/install-editors.sh")
+        pytest.skip(f"{binary} is not installed (scripts/install-editors.sh installs it)")
+    return path
+
+
+def project(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A project folder with the source, and an environment whose PATH has a `nexa-lsp` of this checkout."""
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    source = root / "draft.nx"
+    source.write_text(SOURCE, encoding="utf-8")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    launcher = bin_dir / "nexa-lsp"
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m nexa_lsp "$@"\n', encoding="utf-8")
+    launcher.chmod(launcher.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    env = subprocess_env(
+        PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        HOME=str(tmp_path / "home"),
+        XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"),
+        XDG_DATA_HOME=str(tmp_path / "home" / ".local" / "share"),
+        XDG_STATE_HOME=str(tmp_path / "home" / ".local" / "state"),
+        NEXA_TEST_FILE=str(source),
+        NEXA_TEST_RESULT=str(tmp_path / "result.json"),
+        NEXA_HOVER_LINE=str(HOVER_LINE),
+        NEXA_HOVER_COL=str(HOVER_COL),
+        NEXA_TEST_TIMEOUT_MS="60000",
+        TERM="dumb",
+    )
+    (tmp_path / "home").mkdir()
+    return source, env
+
+
+def run_editor(command: list[str], env: dict[str, str], cwd: Path, result: Path) -> dict[str, Any]:
+    try:
+        done = subprocess.run(
+            command, env=env, cwd=cwd, capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError(f"{command[0]} did not finish within {TIMEOUT}s: {exc.stderr!r}") from None
+    assert result.exists(), f"{command[0]} wrote no result (exit {done.returncode}): {done.stderr[-2000:]!r}"
+    data: dict[str, Any] = json.loads(result.read_text(encoding="utf-8"))
+    assert "error" not in data, data
+    return data
+
+
+def hover_text(hover: Any) -> str:
+    contents = hover.get("contents") if isinstance(hover, dict) else None
+    if isinstance(contents, dict):
+        return str(contents.get("value", ""))
+    return json.dumps(contents)
+
+
+def test_neovim_builtin_client_gets_diagnostics_and_hover(tmp_path: Path) -> None:
+    nvim = require("nvim")
+    source, env = project(tmp_path)
+    data = run_editor(
+        [
+            nvim,
+            "--headless",
+            "-i",
+            "NONE",
+            "-n",
+            "-u",
+            str(EDITORS / "nexa.lua"),
+            "-c",
+            f"luafile {EDITORS / 'driver.lua'}",
+            str(source),
+        ],
+        env,
+        source.parent,
+        Path(env["NEXA_TEST_RESULT"]),
+    )
+    assert data["filetype"] == "nexa" and data["clients"] == 1, data
+    diagnostics = data["diagnostics"]
+    assert any(d["code"] == "NX001" and d["line"] == 8 and d["severity"] == 1 for d in diagnostics), diagnostics
+    assert any(d.get("source") == "nexa" for d in diagnostics)
+    assert "agent Writer" in hover_text(data["hover"]), data["hover"]
+
+
+def test_emacs_eglot_gets_diagnostics_and_hover(tmp_path: Path) -> None:
+    emacs = require("emacs")
+    source, env = project(tmp_path)
+    data = run_editor(
+        [emacs, "--batch", "-l", str(EDITORS / "nexa.el"), "-l", str(EDITORS / "driver.el")],
+        env,
+        source.parent,
+        Path(env["NEXA_TEST_RESULT"]),
+    )
+    assert data["mode"] == "nexa-mode" and data["managed"] is True, data
+    diagnostics = data["diagnostics"]
+    assert any(d["line"] == 8 and "error" in d["type"] and "NX001" in d["message"] for d in diagnostics), diagnostics
+    assert "agent Writer" in hover_text(data["hover"]), data["hover"]
+
+
+def test_docs_show_the_exact_tested_configurations() -> None:
+    docs = (PROJECT_ROOT / "docs" / "editors-tested.md").read_text(encoding="utf-8")
+    for name in ("nexa.lua", "nexa.el"):
+        assert (EDITORS / name).read_text(encoding="utf-8").strip() in docs, f"docs/editors-tested.md lacks {name}"
