@@ -83,8 +83,8 @@ class SettingsFile:
     """One parsed ``.nxs`` file."""
 
     path: Path
-    flat: Mapping[str, Any]
-    blocks: Mapping[str, Mapping[str, Any]]
+    flat: Mapping[str, Any] = field(repr=False)  # values are often API keys: never in a repr
+    blocks: Mapping[str, Mapping[str, Any]] = field(repr=False)
 
 
 def parse_nxs(text: str, path: Path | str = "<memory>") -> SettingsFile:
@@ -188,8 +188,8 @@ class ProviderSettings:
     name: str
     api: str
     api_key: str | None = field(default=None, repr=False)
-    base_url: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
+    base_url: str | None = field(default=None, repr=False)  # may hold a password or a token
+    options: Mapping[str, Any] = field(default_factory=dict, repr=False)  # a block's options hold its API_KEY
 
 
 DEFAULT_API_FOR = {"anthropic": "anthropic", "scripted": "scripted", "openai-responses": "responses"}

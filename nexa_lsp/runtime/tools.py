@@ -52,7 +52,22 @@ class Tool:
         try:
             signature.bind(**arguments)
         except TypeError as exc:
-            return str(exc)
+            problems: list[str] = []
+            parameters = signature.parameters
+            open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+            unexpected = [name for name in arguments if name not in parameters and not open_ended]
+            missing = [
+                name
+                for name, p in parameters.items()
+                if p.default is inspect.Parameter.empty
+                and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+                and name not in arguments
+            ]
+            if unexpected:
+                problems.append("unexpected " + ", ".join(repr(name) for name in unexpected))
+            if missing:
+                problems.append("missing " + ", ".join(repr(name) for name in missing))
+            return "; ".join(problems) or str(exc)
         return None
 
     def call(self, arguments: Mapping[str, Any]) -> str:

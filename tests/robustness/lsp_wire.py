@@ -139,7 +139,11 @@ class WireClient:
         return self.wait_response(self.request_async(method, params), timeout)
 
     def wait_notification(
-        self, method: str, where: Callable[[dict[str, Any]], bool] = lambda m: True, timeout: float = 20.0, after: int = 0
+        self,
+        method: str,
+        where: Callable[[dict[str, Any]], bool] = lambda m: True,
+        timeout: float = 20.0,
+        after: int = 0,
     ) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         with self._condition:

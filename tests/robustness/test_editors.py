@@ -83,9 +83,7 @@ def project(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 def run_editor(command: list[str], env: dict[str, str], cwd: Path, result: Path) -> dict[str, Any]:
     try:
-        done = subprocess.run(
-            command, env=env, cwd=cwd, capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL
-        )
+        done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as exc:
         raise AssertionError(f"{command[0]} did not finish within {TIMEOUT}s: {exc.stderr!r}") from None
     assert result.exists(), f"{command[0]} wrote no result (exit {done.returncode}): {done.stderr[-2000:]!r}"

@@ -61,7 +61,9 @@ def run_against(
         parameters={"type": "object", "properties": {"to": {"type": "string"}, "body": {"type": "string"}}},
     )
     with hostile_server(*behaviours) as server, SQLiteCheckpointStore(tmp_path / "runs.sqlite3") as store:
-        agent = NexaAgent("Mailer", prompt="Send mail", tools=[send_mail], provider=provider_for(protocol, server.url, **options))
+        agent = NexaAgent(
+            "Mailer", prompt="Send mail", tools=[send_mail], provider=provider_for(protocol, server.url, **options)
+        )
         began = time.monotonic()
         state = agent.execute("Write to Li", config=RunConfig(timeout=timeout), save=store.save)
         elapsed = time.monotonic() - began
@@ -349,7 +351,9 @@ def test_overload_answers_are_retried_then_reported(tmp_path: Path) -> None:
 
 def test_a_recovering_server_is_retried_until_it_answers(tmp_path: Path) -> None:
     overloaded = send(b"busy", status=503, content_type="text/plain")
-    state, _, _ = run_against(tmp_path, "chat", overloaded, overloaded, ok_answer("chat", "Fine now.", 1), max_retries=3)
+    state, _, _ = run_against(
+        tmp_path, "chat", overloaded, overloaded, ok_answer("chat", "Fine now.", 1), max_retries=3
+    )
     assert state.success and state.output == "Fine now."
 
 

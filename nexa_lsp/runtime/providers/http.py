@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import logging
 import random
 import re
 import time
@@ -44,7 +46,7 @@ class ProviderCancelled(Exception):
 class HttpOptions:
     """Connection settings of one provider endpoint. The key is never logged or stored."""
 
-    base_url: str
+    base_url: str = field(repr=False)  # may hold a password or a token
     api_key: str | None = field(default=None, repr=False)
     request_timeout: float = 60.0
     connect_timeout: float = 10.0
@@ -86,17 +88,42 @@ def secrets_of(options: HttpOptions) -> tuple[str, ...]:
         return tuple(found)
     if parts.password and len(parts.password) >= 4:
         found.append(parts.password)
+        # httpx sends URL credentials as HTTP Basic: an echo of the header carries them encoded
+        userinfo = f"{urllib.parse.unquote(parts.username or '')}:{urllib.parse.unquote(parts.password)}"
+        found.append(base64.b64encode(userinfo.encode("utf-8")).decode("ascii"))
     for key, value in urllib.parse.parse_qsl(parts.query):
         if _SECRET_QUERY.search(key) and len(value) >= 4:
             found.append(value)
     return tuple(found)
 
 
-def redact(text: str, secrets: tuple[str, ...]) -> str:
+def redact(text: str, secrets: tuple[str, ...] | set[str]) -> str:
     for secret in secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
     return text
+
+
+class _RedactingFilter(logging.Filter):
+    """Removes every registered secret from the records of the HTTP libraries' loggers
+    (httpx logs each request's URL at INFO, and a URL may carry a password or a token)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.secrets:
+            message = record.getMessage()
+            cleaned = redact(message, set(self.secrets))
+            if cleaned != message:
+                record.msg, record.args = cleaned, ()
+        return True
+
+
+_LOG_FILTER = _RedactingFilter()
+for _name in ("httpx", "httpcore", "httpcore.http11", "httpcore.http2", "httpcore.connection", "httpcore.proxy"):
+    logging.getLogger(_name).addFilter(_LOG_FILTER)
 
 
 def _excerpt(body: bytes, limit: int = 300) -> str:
@@ -129,6 +156,7 @@ class HttpTransport:
         self._headers = dict(headers)
         self._client: httpx.Client | None = None
         self._secrets = secrets_of(options)
+        _LOG_FILTER.secrets.update(self._secrets)
         self._secret_bytes = tuple(secret.encode("utf-8") for secret in self._secrets)
 
     def redact(self, text: str) -> str:
