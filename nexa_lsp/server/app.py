@@ -31,12 +31,14 @@ import functools
 import importlib
 import inspect
 import logging
+import sys
+import threading
 import traceback
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -71,8 +73,43 @@ class RequestFailed(JsonRpcException):
     MESSAGE = "Request failed"
 
 
+class _InvalidRequest:
+    """A request whose params do not fit the method's LSP types (answered with -32602)."""
+
+    jsonrpc = "2.0"
+
+    def __init__(self, msg_id: int | str, method: str, reason: Exception) -> None:
+        self.id = msg_id
+        self.method = method
+        self.reason = reason
+
+
 class NexaProtocol(LanguageServerProtocol):
-    """Positions are always UTF-16: the syntax layer converts offsets for that encoding only."""
+    """pygls' protocol, with two changes:
+
+    * positions are always UTF-16 (the syntax layer converts offsets for that encoding only);
+    * a request whose params cannot be read is answered with an Invalid Params error instead
+      of being dropped (the client would wait for an answer forever).
+    """
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            msg_id = data.get("id") if isinstance(data, dict) else None
+            method = data.get("method") if isinstance(data, dict) else None
+            if isinstance(msg_id, int | str) and not isinstance(msg_id, bool) and isinstance(method, str):
+                return _InvalidRequest(msg_id, method, exc)
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, _InvalidRequest):
+            cause = message.reason.__cause__ or message.reason
+            text = f"invalid params for {message.method}: {cause}".splitlines()[0]
+            self._server.log(text, lsp.MessageType.Warning)  # type: ignore[attr-defined]
+            self._send_response(message.id, error=JsonRpcInvalidParams(message=text).to_response_error())
+            return
+        super().handle_message(message)
 
     @lsp_method(lsp.INITIALIZE)
     def lsp_initialize(self, params: lsp.InitializeParams) -> Generator[Any, Any, lsp.InitializeResult]:
@@ -97,6 +134,24 @@ class NexaLanguageServer(LanguageServer):
         self.code_action_kinds: list[str] = []
         self.registered_modules: list[str] = []
         self.idle_collector = IdleCollector()
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve on stdin/stdout with a frame reader that survives malformed headers."""
+        from pygls.io_ import StdinAsyncReader, StdoutWriter
+
+        from nexa_lsp.server.transport import read_messages
+
+        self._stop_event = threading.Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(read_messages(self._stop_event, reader, self.protocol, self.report_server_error))
+        except BrokenPipeError:
+            logger.error("the connection to the client is lost; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
 
     # -- client facts
 

@@ -9,6 +9,7 @@ from disk and parsed once per modification time.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,14 @@ def path_of_uri(uri: str) -> Path | None:
         return None
     fs_path = to_fs_path(uri)
     return normal_path(fs_path) if fs_path else None
+
+
+def _is_regular_file(path: Path) -> bool:
+    """A regular file we may read (not a device, FIFO or a path the system rejects)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # e.g. a name longer than the system allows, or a NUL in it
+        return False
 
 
 def uri_of_path(path: Path) -> str:
@@ -149,8 +158,10 @@ class DocumentStore:
     def _disk_entry(self, path: Path) -> tuple[str | None, SourceFile | None]:
         try:
             st = path.stat()
-        except OSError:
+        except (OSError, ValueError):
             self._disk.pop(path, None)
+            return None, None
+        if not stat.S_ISREG(st.st_mode):
             return None, None
         stamp = (st.st_mtime_ns, st.st_size)
         entry = self._disk.get(path)
@@ -185,9 +196,7 @@ class DocumentStore:
 
         for candidate in include_candidates(include, self.base_for(including)):
             path = normal_path(candidate)
-            if path in self._by_path:
-                return path, self.read(path)
-            if path.is_file():
+            if path in self._by_path or _is_regular_file(path):
                 return path, self.read(path)
         return None, None
 

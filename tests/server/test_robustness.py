@@ -144,3 +144,61 @@ async def test_serve_over_tcp() -> None:
     finally:
         proc.terminate()
         await proc.wait()
+
+
+class RawServer:
+    """The server over stdio, driven with hand-made frames."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+
+    @classmethod
+    async def start(cls) -> RawServer:
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "nexa_lsp", stdin=asyncio.subprocess.PIPE,
+                                                    stdout=asyncio.subprocess.PIPE,
+                                                    stderr=asyncio.subprocess.DEVNULL)
+        return cls(proc)
+
+    async def send(self, raw: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(raw)
+        await self.proc.stdin.drain()
+
+    async def request(self, msg_id: int, method: str, params: Any, header: bytes = b"Content-Length") -> Any:
+        body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode()
+        await self.send(header + b": %d\r\n\r\n" % len(body) + body)
+        assert self.proc.stdout is not None
+        while True:
+            message = await asyncio.wait_for(_read_message(self.proc.stdout), 20)
+            if message.get("id") == msg_id:
+                return message
+
+    async def stop(self) -> None:
+        self.proc.kill()
+        await self.proc.wait()
+
+
+async def test_params_that_do_not_fit_get_an_invalid_params_answer() -> None:
+    server = await RawServer.start()
+    try:
+        await server.request(1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        answer = await server.request(2, "textDocument/hover", {"textDocument": {"uri": "file:///x.nx"},
+                                                                "position": {"line": "one", "character": None}})
+        assert answer["error"]["code"] == -32602
+        again = await server.request(3, "workspace/symbol", {"query": ""})
+        assert again["result"] == []
+    finally:
+        await server.stop()
+
+
+async def test_frames_with_odd_headers_do_not_deafen_the_server() -> None:
+    server = await RawServer.start()
+    try:
+        init = await server.request(1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}},
+                                    header=b"content-length")  # header names are case-insensitive
+        assert "capabilities" in init["result"]
+        await server.send(b"Content-Length: many\r\n\r\n{}")  # an unusable length: that frame is skipped
+        answer = await server.request(2, "workspace/symbol", {"query": ""})
+        assert answer["result"] == []
+    finally:
+        await server.stop()
