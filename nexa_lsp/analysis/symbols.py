@@ -90,9 +90,6 @@ BUILTIN_TYPES = frozenset(
 #: Names with a built-in meaning inside flows (never references to declarations).
 BUILTIN_NAMES = frozenset({"std", "join", "img", "print", "input", "exit", "secret", "len", "str", "int"})
 
-#: Agent methods that start or continue a run, per path.
-RUN_METHODS_24 = ("run",)
-RUN_METHODS_30 = ("execute", "continue", "resume")
 #: Members of a run value (Nexa 3.0).
 RUN_MEMBERS = ("output", "status", "success", "settled", "run_id", "session_id", "parent_run_id", "usage")
 
@@ -753,6 +750,13 @@ class Analysis:
         """The declaration ``name`` refers to (the file's own first, then the includes')."""
         found = self.scope.get(name)
         return found[0] if found else None
+
+    def local_named(self, name: str, offset: int) -> LocalVar | None:
+        """The variable or parameter ``name`` of the flow (tool function ...) holding ``offset``."""
+        for var in self.file.locals:
+            if var.name == name and var.owner.span.start <= offset <= var.owner.span.end:
+                return var
+        return None
 
     def symbols(self, kinds: Iterable[DeclKind] | None = None) -> Iterator[Symbol]:
         """Every visible declaration (first of each name), optionally of some kinds."""

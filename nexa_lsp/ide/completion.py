@@ -25,6 +25,7 @@ from nexa_lsp.ide.knowledge import (
     STATEMENT_KEYWORDS,
     STD_NAMESPACES,
 )
+from nexa_lsp.ide.outline import matches
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.version import VersionPath
 
@@ -118,22 +119,11 @@ def complete(analysis: Analysis, offset: int) -> Completions:
 def _narrowed(items: list[CompletionData], prefix: str, replace_start: int) -> Completions:
     """Items matching the typed prefix (a case-insensitive subsequence), best first, capped."""
     if prefix:
-        items = [i for i in items if _matches(prefix, i.label)]
+        items = [i for i in items if matches(prefix, i.label)]
     if len(items) <= MAX_ITEMS:
         return Completions(items, replace_start)
     items = sorted(items, key=lambda i: (not i.label.lower().startswith(prefix.lower()), i.group, i.label))
     return Completions(items[:MAX_ITEMS], replace_start, incomplete=True)
-
-
-def _matches(prefix: str, label: str) -> bool:
-    label = label.lower()
-    pos = 0
-    for ch in prefix.lower():
-        pos = label.find(ch, pos)
-        if pos == -1:
-            return False
-        pos += 1
-    return True
 
 
 # ---------------------------------------------------------------------- top level and headers
@@ -296,18 +286,11 @@ def _locals(analysis: Analysis, offset: int) -> list[CompletionData]:
 # ---------------------------------------------------------------------- members
 
 
-def _local_named(analysis: Analysis, name: str, offset: int) -> LocalVar | None:
-    for var in analysis.file.locals:
-        if var.name == name and var.owner.span.start <= offset <= var.owner.span.end:
-            return var
-    return None
-
-
 def _members(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
     path = analysis.source.path
     chain = ctx.receiver
     root = chain[0]
-    local = _local_named(analysis, root, ctx.offset)
+    local = analysis.local_named(root, ctx.offset)
     if local is None and len(chain) == 1:
         if root == "std":
             return [CompletionData(name, ItemKind.MODULE, "std namespace", summary, name, None, 1)

@@ -165,7 +165,7 @@ def _member_at(analysis: Analysis, item: t.TopItem, offset: int) -> HoverData | 
         span = node.name_span
         obj = node.obj
         if isinstance(obj, t.Name):
-            var = _local(analysis, obj.id, offset)
+            var = analysis.local_named(obj.id, offset)
             if var is None:
                 symbol = analysis.lookup(obj.id)
                 methods = AGENT_METHODS[path]
@@ -189,13 +189,6 @@ def _member_at(analysis: Analysis, item: t.TopItem, offset: int) -> HoverData | 
                         return HoverData(f"```nexa\n{protocol.name}.{fld.name}: {fld.type_text}\n```\n\n"
                                          + declaration_markdown(protocol), span.start, span.end)
         return None
-    return None
-
-
-def _local(analysis: Analysis, name: str, offset: int) -> LocalVar | None:
-    for var in analysis.file.locals:
-        if var.name == name and var.owner.span.start <= offset <= var.owner.span.end:
-            return var
     return None
 
 
