@@ -116,6 +116,7 @@ class _Driver:
         self.parser = parser
         self.text = text
         self.total_errors = 0
+        self.repair_budget = 400  # repair searches per chunk
         self._position_of = position_text
         self.problems: list[SyntaxProblem] = []
         self.open_stack: list[_Open] = []
@@ -213,7 +214,6 @@ class _Driver:
         from lark.parsers.lalr_interactive_parser import InteractiveParser
 
         assert isinstance(ip, InteractiveParser)
-        expected = set(err.expected) if err.expected else set(ip.choices())
         start = tok.start_pos or 0
         end = tok.end_pos if tok.end_pos is not None else start
         shown = self.parser.readable.get(tok.type, f'"{tok}"')
@@ -221,9 +221,14 @@ class _Driver:
             shown = f'"{tok}"'
         else:
             shown = f'{shown} "{_shorten(str(tok))}"'
-        # 1. a short run of inserted tokens that lets `tok` through
-        depth = 6 if base_terminal_name(tok.type) in ("RBRACE", "RPAR", "RSQB") else 3
-        inserted = self._repair_sequence(ip, tok.type, depth)
+        # 1. a short run of inserted tokens that lets `tok` through (searched only at the
+        # start of a broken stretch, or at a closer, and a bounded number of times, so
+        # garbage input stays linear)
+        closer = base_terminal_name(tok.type) in ("RBRACE", "RPAR", "RSQB")
+        inserted = None
+        if (self.fed_since_error > 0 or closer or start == 0) and self.repair_budget > 0:
+            self.repair_budget -= 1
+            inserted = self._repair_sequence(ip, tok.type, 6 if closer else 3)
         closes_own_insertion = bool(
             inserted
             and inserted[0] in _CLOSER_TEXT
@@ -231,11 +236,11 @@ class _Driver:
             and self.open_stack[-1].inserted
             and _OPENERS[self.open_stack[-1].kind] == inserted[0]
         )
-        if not closes_own_insertion:
+        if not closes_own_insertion and self.fed_since_error > 0:
             self._report(
                 SyntaxProblem(
                     "NX001",
-                    f"unexpected {shown}: expected {self._readable(expected)}",
+                    f"unexpected {shown}: expected {self._readable(set(err.expected or ip.choices()))}",
                     start,
                     max(end, start + 1),
                 )

@@ -98,6 +98,8 @@ def _timed(text: str) -> float:
 
 def test_ten_thousand_nested_braces_do_not_blow_up() -> None:
     assert _timed("{" * 10_000) < 10
+    # regression: 20,000 balanced braces at top level once took 43 s (a repair search per token)
+    assert _timed("{" * 20_000 + "}" * 20_000) < 10
     assert _timed("flow f { " + "if (x) { " * 2_500 + "}" * 2_500 + " }") < 20
     assert _timed("flow f { x = " + "(" * 10_000 + "a" + ")" * 10_000 + " }") < 20
 
