@@ -1073,11 +1073,15 @@ class ChunkBuilder:
             decl.implements = str(tok)
             decl.implements_span = self.span(tok)
         decl.contracts = self._contracts(tree)
-        body_start = None
+        header_end = max(
+            [decl.name_span.rel_end]
+            + [self.span(c).rel_end for c in self._trees(tree) if self._data(c) != "agent_item"]
+        )
+        brace = chunk_text.find("{", header_end)
+        if brace != -1 and brace < decl.span.rel_end:
+            decl.body_span = Span(brace, decl.span.rel_end, self.anchor)
         for item in self._find_all(tree, "agent_item"):
             inner = item.children[0]
-            if body_start is None:
-                body_start = self.span(item).rel_start
             if isinstance(inner, Token):
                 continue
             kind = self._data(inner)
