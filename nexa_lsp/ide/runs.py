@@ -298,24 +298,32 @@ def agent_views(
     live: Iterable[str] = (),
     provider: str | None = None,
     elsewhere: Mapping[str, str] | None = None,
+    only_with_runs: bool = False,
 ) -> list[AgentView]:
     """One view per named agent declaration of ``source``; ``runs`` are the stored runs of
     this file (other agents' runs are ignored); ``live`` the ids this server drives now and
-    ``elsewhere`` the running runs another live process drives (id -> that process)."""
+    ``elsewhere`` the running runs another live process drives (id -> that process).
+
+    With ``only_with_runs`` the agents without runs are left out (what run-aware
+    diagnostics need; building every agent of a large file on each edit is costly)."""
     elsewhere = elsewhere or {}
     live_ids = frozenset(live)
     by_agent: dict[str, list[RunState]] = {}
     for state in runs:
         by_agent.setdefault(state.agent, []).append(state)
-    literals = run_entry_literals(source)
+    literals: dict[str, tuple[list[str], list[str]]] | None = None
     views: list[AgentView] = []
     seen: set[str] = set()
     for decl in agent_declarations(source):
         if decl.name in seen:  # a duplicate declaration (NX110): the runtime would use neither reliably
             continue
         seen.add(decl.name)
-        agent, problem = build_agent(source, decl, path)
         states = shown_runs(by_agent.get(decl.name, ()))
+        if only_with_runs and not states:
+            continue
+        agent, problem = build_agent(source, decl, path)
+        if literals is None:
+            literals = run_entry_literals(source)
         tasks, inputs = literals.get(decl.name, ([], []))
         views.append(
             AgentView(

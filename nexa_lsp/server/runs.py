@@ -144,7 +144,7 @@ class RunFeatures:
         self._store_lock = threading.Lock()
         self._followed: dict[str, Path] = {}  # run id -> transcript kept current
         self._generation = 0
-        self._views: dict[str, tuple[_ViewKey, SourceFile, list[ide.AgentView]]] = {}
+        self._views: dict[tuple[str, bool], tuple[_ViewKey, SourceFile, list[ide.AgentView]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._runs_cache: dict[tuple[Path, str], tuple[tuple[object, ...], dict[str, RunState]]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -275,8 +275,11 @@ class RunFeatures:
                 found[live.state.run_id] = live.state
         return list(found.values())
 
-    def views(self, uri: str, path: Path | None, source: SourceFile) -> list[ide.AgentView]:
-        """The agents of a document with their runs (cached until the text, store or runs change)."""
+    def views(
+        self, uri: str, path: Path | None, source: SourceFile, *, only_with_runs: bool = False
+    ) -> list[ide.AgentView]:
+        """The agents of a document with their runs (cached until the text, store or runs change);
+        ``only_with_runs`` leaves out agents without runs (enough for diagnostics)."""
         settings = self._settings(path)
         store_path = self._store_path(path)
         key = _ViewKey(
@@ -286,7 +289,8 @@ class RunFeatures:
             settings.runs_provider,
             tuple(self.server.documents.folders),
         )
-        cached = self._views.get(uri)
+        cache_key = (uri, only_with_runs)
+        cached = self._views.get(cache_key)
         if cached is not None and cached[0] == key and cached[1] is source:
             return cached[2]
         runs: list[RunState] = []
@@ -302,10 +306,16 @@ class RunFeatures:
                 self.server.log(f"runs: cannot read {store_path}: {exc}", lsp.MessageType.Warning)
                 runs, elsewhere = [], {}
         views = ide.agent_views(
-            source, path, runs, live=live, provider=settings.runs_provider or None, elsewhere=elsewhere
+            source,
+            path,
+            runs,
+            live=live,
+            provider=settings.runs_provider or None,
+            elsewhere=elsewhere,
+            only_with_runs=only_with_runs,
         )
         if not elsewhere:  # another process's run can end at any moment: not worth caching then
-            self._views[uri] = (key, source, views)
+            self._views[cache_key] = (key, source, views)
         return views
 
     def _driven_elsewhere(
@@ -332,7 +342,8 @@ class RunFeatures:
         if not settings.runs_enabled or state.path is None:
             return []
         source = source or self.server.documents.parsed(state)
-        return ide.run_diagnostics(self.views(state.uri, state.path, source), enabled=settings.runs_enabled)
+        views = self.views(state.uri, state.path, source, only_with_runs=True)
+        return ide.run_diagnostics(views, enabled=settings.runs_enabled)
 
     def code_lens(self, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
         from nexa_lsp.server.convert import to_range
