@@ -207,7 +207,12 @@ class NexaLanguageServer(LanguageServer):
             logger.log(logging.ERROR if level == lsp.MessageType.Error else logging.INFO, message)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        # request errors are answered and logged by the handler wrapper; everything else is logged here
+        # request errors are answered and logged by the handler wrapper (a refused command is
+        # a warning there, not an internal error); everything else is logged here
+        from pygls.exceptions import FeatureRequestError
+
+        if source is FeatureRequestError:
+            return
         self.log(f"nexa-lsp internal error: {error}", lsp.MessageType.Error)
 
     def _guard(self, name: str, handler: Callable[..., Any], notification: bool) -> Callable[..., Any]:

@@ -174,8 +174,15 @@ def _token_edits(old: list[int], new: list[int]) -> list[lsp.SemanticTokensEdit]
 def _workspace_edit(server: NexaLanguageServer, state: DocumentState, source: SourceFile,
                     edits: Iterable[Any]) -> lsp.WorkspaceEdit:
     lines = source.lines
-    return lsp.WorkspaceEdit(changes={state.uri: [lsp.TextEdit(range=to_range(lines, e.start, e.end),
-                                                              new_text=e.new_text) for e in edits]})
+    text_edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit | lsp.SnippetTextEdit] = [
+        lsp.TextEdit(range=to_range(lines, e.start, e.end), new_text=e.new_text) for e in edits
+    ]
+    if server.client_supports("workspace.workspace_edit.document_changes"):
+        # versioned: a client refuses the edit if the document changed since it was computed
+        return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
+            text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=state.uri, version=state.version),
+            edits=text_edits)])
+    return lsp.WorkspaceEdit(changes={state.uri: [e for e in text_edits if isinstance(e, lsp.TextEdit)]})
 
 
 def _migration(server: NexaLanguageServer, state: DocumentState) -> MigrationPlan:

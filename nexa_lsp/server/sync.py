@@ -86,6 +86,9 @@ def to_lsp_diagnostic(server: NexaLanguageServer, state: DocumentState, source: 
                                                                                      r.span.end)), r.message)
                    for r in d.related]
     fixes = [{"title": f.title, "safe": f.safe} for f in d.fixes]
+    data: dict[str, object] = dict(d.data)
+    if fixes:
+        data["fixes"] = fixes
     return lsp.Diagnostic(
         range=to_range(lines, d.span.start, d.span.end),
         message=d.message,
@@ -94,7 +97,7 @@ def to_lsp_diagnostic(server: NexaLanguageServer, state: DocumentState, source: 
         source="nexa",
         tags=tags or None,
         related_information=related,
-        data={"fixes": fixes} if fixes else None,
+        data=data or None,
     )
 
 

@@ -259,10 +259,24 @@ async def test_code_actions_quick_fixes_and_fix_all(client: LanguageClient, fold
         lsp.TextDocumentIdentifier(target), lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
         lsp.CodeActionContext(diagnostics=[], only=["source.fixAll.nexa"])))
     [action] = fix_all or []
-    assert isinstance(action, lsp.CodeAction) and action.edit is not None and action.edit.changes
-    [edits] = action.edit.changes.values()
+    assert isinstance(action, lsp.CodeAction) and action.edit is not None
+    edits = edits_in(action.edit, target)
     assert [e.new_text for e in edits] == ["true"]  # the unsafe "false" fix is left out
     close_document(client, target)
+
+
+def edits_in(edit: lsp.WorkspaceEdit, target: str) -> list[lsp.TextEdit]:
+    """The text edits of one document, from versioned `documentChanges` or plain `changes`."""
+    if edit.document_changes:
+        found = []
+        for change in edit.document_changes:
+            assert isinstance(change, lsp.TextDocumentEdit)
+            if change.text_document.uri == target:
+                assert change.text_document.version is not None  # versioned: stale edits are refused
+                found.extend(e for e in change.edits if isinstance(e, lsp.TextEdit))
+        return found
+    assert edit.changes is not None
+    return list(edit.changes[target])
 
 
 async def test_migrate_action_and_command(client: LanguageClient, folder: Path) -> None:
@@ -276,7 +290,7 @@ async def test_migrate_action_and_command(client: LanguageClient, folder: Path) 
         command="nexa.migrateFile", arguments=[{"uri": target}]))
     assert result == {"applied": True, "remaining": []}
     applied = client.applied_edits[-1]  # type: ignore[attr-defined]
-    new_text = applied.edit.changes[target]
+    new_text = edits_in(applied.edit, target)
     assert any("nexa 3.0;" in e.new_text for e in new_text)
     close_document(client, target)
 
