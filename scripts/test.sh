@@ -10,5 +10,7 @@ echo "== ruff"
 .venv/bin/ruff check nexa_lsp tests scripts benchmarks
 echo "== mypy"
 .venv/bin/mypy nexa_lsp
+echo "== editors for the real-client tests (Neovim, Emacs with eglot)"
+bash scripts/install-editors.sh
 echo "== pytest"
 .venv/bin/python -m pytest -q "$@"
