@@ -186,3 +186,39 @@ def test_cli_reports_a_damaged_store_without_a_traceback_and_check_still_works(
     )
     assert check.returncode == 1 and "broken.nx" in check.stdout + check.stderr, check.stderr
     assert os.path.exists(kept[0])
+
+
+def test_the_language_server_keeps_working_over_a_damaged_store(tmp_path: Path) -> None:
+    """Diagnostics, hover, lenses and the runs list all answer; the damaged file is kept aside."""
+    from tests.robustness.lsp_wire import WireClient
+
+    root = tmp_path / "project"
+    path = healthy_store(root / ".nexa" / "runs.sqlite3", runs=5)
+    overwrite(lambda _: 0, 100)(path)
+    damaged = sha(path)
+    text = 'agent Writer {\n  prompt: "Write clearly"\n  model: \n}\n\nflow main {\n  x = Writer.run("hi")\n}\n'
+    (root / "draft.nx").write_text(text, encoding="utf-8")
+    uri = (root / "draft.nx").as_uri()
+    client = WireClient(root)
+    try:
+        client.initialize(root)
+        client.open(uri, text)
+        published = client.wait_notification("textDocument/publishDiagnostics", lambda m: m["params"]["uri"] == uri)
+        assert "NX001" in {d["code"] for d in published["params"]["diagnostics"]}
+        hover = client.request(
+            "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 6, "character": 8}}
+        )
+        assert "Writer" in str(hover["result"])
+        assert "result" in client.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
+        listing = client.request("workspace/executeCommand", {"command": "nexa.listRuns", "arguments": [{}]})
+        assert "result" in listing or listing["error"]["code"] != -32603, listing
+        said = " ".join(
+            str(n["params"].get("message", ""))
+            for n in client.notifications
+            if n["method"] in ("window/logMessage", "window/showMessage")
+        )
+        assert "NXR023" in said and "moved aside" in said
+    finally:
+        client.close()
+    kept = [p for p in (root / ".nexa").iterdir() if ".damaged-" in p.name and not p.name.endswith(("-wal", "-shm"))]
+    assert len(kept) == 1 and sha(kept[0]) == damaged
