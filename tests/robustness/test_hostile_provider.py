@@ -378,3 +378,16 @@ def test_headers_only_then_close(tmp_path: Path) -> None:
 
     state, _, _ = run_against(tmp_path, "anthropic", headers_only)
     assert_failed(state, "NXR036", "ended without message_stop")
+
+
+@pytest.mark.parametrize(
+    "url", ["not a url", "http://[::1", "ftp://example.invalid/v1", "http://", "http://user:pw-secret@[::1/v1"]
+)
+def test_an_unusable_base_url_is_a_configuration_error_not_a_retry(url: str) -> None:
+    """Found reviewing the transport: `http://[::1` ended as NXR059, a missing scheme as "try again later"."""
+    agent = NexaAgent("A", provider=provider_for("chat", url, max_retries=3))
+    began = time.monotonic()
+    state = agent.execute("hi")
+    assert_failed(state, "NXR031", "BASE_URL")
+    assert "pw-secret" not in state.error.message if state.error else True
+    assert time.monotonic() - began < 2, "nothing was retried"

@@ -19,6 +19,7 @@ import httpx
 from nexa_lsp.runtime.errors import (
     NexaRuntimeError,
     ProviderAuthError,
+    ProviderConfigError,
     ProviderError,
     ProviderNotFoundError,
     ProviderRequestError,
@@ -228,8 +229,9 @@ class HttpTransport:
 
     def _open(self, url: str, body: Mapping[str, Any], cancel: CancelToken) -> httpx.Response:
         last_problem = ""
-        client = self._get_client()
         shown = self.shown_url(url)
+        self._check_url(url, shown)
+        client = self._get_client()
         for attempt in range(self.options.max_retries + 1):
             if cancel.cancelled:
                 raise ProviderCancelled()
@@ -266,6 +268,26 @@ class HttpTransport:
             f"{self.provider_name} failed {self.options.max_retries + 1} time(s) at {shown} ({last_problem}); "
             "try again later or check the provider's status"
         )
+
+    def _check_url(self, url: str, shown: str) -> None:
+        """A URL that can never work is a configuration error (NXR031), not a network failure to retry."""
+        problem = ""
+        try:
+            parsed = httpx.URL(url)
+        except (httpx.InvalidURL, ValueError, TypeError) as exc:
+            problem = str(exc)
+        else:
+            if parsed.scheme not in ("http", "https"):
+                problem = "it does not start with http:// or https://"
+            elif not parsed.host:
+                problem = "it names no host"
+        if problem:
+            raise ProviderConfigError(
+                self.redact(
+                    f"{self.provider_name} has an unusable BASE_URL ({shown}: {problem}); "
+                    f"set {self.provider_name.upper().replace('-', '_')}_BASE_URL or BASE_URL to the endpoint's URL"
+                )
+            )
 
     def _status_error(self, status: int, body: bytes, url: str) -> ProviderError:
         detail = _excerpt(body)
