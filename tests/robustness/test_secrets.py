@@ -196,3 +196,63 @@ def test_configuration_objects_do_not_show_the_key() -> None:
 def test_a_run_state_has_no_field_for_a_key() -> None:
     names = [*RunState.__dataclass_fields__, *RunConfig.__dataclass_fields__]
     assert not [n for n in names if "key" in n.lower() or "secret" in n.lower() or "password" in n.lower()]
+
+
+def test_the_language_server_never_shows_the_key(isolated_environment: Path) -> None:
+    """A broken `.nxs` holding the key and a stored run that failed on a key-echoing provider:
+    nothing the server sends (diagnostics, logs, messages, lenses, runs, hovers) contains it."""
+    from tests.robustness.lsp_wire import WireClient
+
+    root = isolated_environment
+    source = root / "leaky.nx"
+    source.write_text('agent Leaky {\n  prompt: "p"\n}\n', encoding="utf-8")
+    with hostile_server(echo(401, '{"error": {"message": "Incorrect API key provided: {key}"}}')) as server:
+        write_settings(root, server.url, in_url=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "nexa_lsp", "agent", str(source), "Leaky", "hello"],
+            env=subprocess_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1, done.stderr
+    with open(root / "project.nxs", "a", encoding="utf-8") as handle:
+        handle.write(f"BROKEN_LINE_WITH {KEY}\n")
+    client = WireClient(root)
+    transcripts: list[str] = []
+    try:
+        client.initialize(root)
+        uri = source.as_uri()
+        client.open(uri, source.read_text(encoding="utf-8"))
+        client.wait_notification("textDocument/publishDiagnostics", lambda m: m["params"]["uri"] == uri)
+        client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 7}})
+        client.request("textDocument/codeLens", {"textDocument": {"uri": uri}})
+        runs = client.request("workspace/executeCommand", {"command": "nexa.listRuns", "arguments": [{}]})
+        (run,) = runs["result"]["runs"]
+        shown = client.request(
+            "workspace/executeCommand", {"command": "nexa.showRun", "arguments": [{"run_id": run["run_id"]}]}
+        )
+        transcript_uri = shown["result"]["uri"]
+        if transcript_uri.startswith("file:"):
+            transcripts.append(Path(transcript_uri.removeprefix("file://")).read_text(encoding="utf-8"))
+        else:  # a virtual document: ask the server for its text
+            opened = client.request("nexa/transcript", {"uri": transcript_uri})
+            transcripts.append(json.dumps(opened))
+        # the broken .nxs line is reported when a run needs the settings
+        started = client.request(
+            "workspace/executeCommand",
+            {"command": "nexa.execute", "arguments": [{"uri": uri, "agent": "Leaky", "task": "again"}]},
+        )
+        client.request("workspace/diagnostic", {"previousResultIds": []})
+    finally:
+        client.close()
+    everything = (
+        json.dumps(client.notifications)
+        + json.dumps(client.responses)
+        + "".join(client.stderr_lines)
+        + "".join(transcripts)
+    )
+    assert "NXR032" in "".join(transcripts), "the transcript shows the (redacted) provider error"
+    assert "project.nxs" in json.dumps(started) + json.dumps(client.notifications), "the settings error was reported"
+    assert_clean("the language server's messages", everything)
+    assert KEY not in everything and "cm9ib3Q6aHVudGVyMi1kYi1wYXNz" not in everything
