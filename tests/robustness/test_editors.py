@@ -1,7 +1,7 @@
 """Real editors, headless, against the language server: Neovim's built-in client and Emacs eglot.
 
 Each editor loads the exact configuration in ``tests/robustness/editors`` (the one
-docs/editors-tested.md shows), opens a source with errors, and a small driver script
+docs/editors.md shows), opens a source with errors, and a small driver script
 records what the editor's own client received: the diagnostics, and the answer to a hover.
 
 The editors are installed by ``scripts/install-editors.sh`` (CI runs it). A test is skipped
@@ -142,6 +142,6 @@ def test_emacs_eglot_gets_diagnostics_and_hover(tmp_path: Path) -> None:
 
 
 def test_docs_show_the_exact_tested_configurations() -> None:
-    docs = (PROJECT_ROOT / "docs" / "editors-tested.md").read_text(encoding="utf-8")
+    docs = (PROJECT_ROOT / "docs" / "editors.md").read_text(encoding="utf-8")
     for name in ("nexa.lua", "nexa.el"):
-        assert (EDITORS / name).read_text(encoding="utf-8").strip() in docs, f"docs/editors-tested.md lacks {name}"
+        assert (EDITORS / name).read_text(encoding="utf-8").strip() in docs, f"docs/editors.md lacks {name}"
