@@ -68,8 +68,9 @@ CHILD = textwrap.dedent(
 
 
 def wait_for(path: Path, timeout: float = 20.0) -> None:
+    """Wait until ``path`` exists and holds text (the tool writes it in two steps)."""
     deadline = time.monotonic() + timeout
-    while not path.exists():
+    while not (path.exists() and path.read_text(encoding="utf-8").strip()):
         if time.monotonic() > deadline:
             raise AssertionError(f"{path} never appeared")
         time.sleep(0.02)
