@@ -15,7 +15,7 @@ from typing import Any
 from nexa_lsp.runtime.errors import ProviderResponseError
 from nexa_lsp.runtime.events import CancelToken
 from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest, missing_model_error
-from nexa_lsp.runtime.providers.http import HttpOptions, HttpTransport, parse_json, require_dict, sse_events
+from nexa_lsp.runtime.providers.http import HttpOptions, HttpTransport, exchange, parse_json, require_dict, sse_events
 from nexa_lsp.runtime.run_state import Message, ToolCall
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -98,26 +98,29 @@ class AnthropicProvider:
         return body
 
     def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
-        with self.transport.guard():
-            body = self.request_body(request)
-            with self.transport.post("v1/messages", body, cancel) as response:
-                if response.event_stream:
-                    return self._read_stream(response.lines, on_text)
-                data = require_dict(
-                    parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer"
-                )
-                content = data.get("content")
-                if not isinstance(content, list):
-                    raise ProviderResponseError(f"{self.name} answer has no content list: {json.dumps(data)[:200]}")
-                usage = data.get("usage") or {}
-                reply = self._reply_from(
-                    [require_dict(b, self.name, "a content block") for b in content],
-                    int(usage.get("input_tokens", 0)),
-                    int(usage.get("output_tokens", 0)),
-                )
-                if reply.text:
-                    on_text(reply.text)
-                return reply
+        return exchange(
+            self.transport,
+            "v1/messages",
+            lambda: self.request_body(request),
+            cancel,
+            self.name,
+            lambda lines: self._read_stream(lines, on_text),
+            lambda data: self._read_whole(data, on_text),
+        )
+
+    def _read_whole(self, data: dict[str, Any], on_text: Callable[[str], None]) -> ProviderReply:
+        content = data.get("content")
+        if not isinstance(content, list):
+            raise ProviderResponseError(f"{self.name} answer has no content list: {json.dumps(data)[:200]}")
+        usage = data.get("usage") or {}
+        reply = self._reply_from(
+            [require_dict(b, self.name, "a content block") for b in content],
+            int(usage.get("input_tokens", 0)),
+            int(usage.get("output_tokens", 0)),
+        )
+        if reply.text:
+            on_text(reply.text)
+        return reply
 
     def _read_stream(self, lines: Iterator[str], on_text: Callable[[str], None]) -> ProviderReply:
         blocks: dict[int, dict[str, Any]] = {}

@@ -9,10 +9,10 @@ import random
 import re
 import time
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -29,6 +29,8 @@ from nexa_lsp.runtime.errors import (
     ProviderUnavailableError,
 )
 from nexa_lsp.runtime.events import CancelToken
+
+ReplyT = TypeVar("ReplyT")
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
@@ -382,3 +384,23 @@ def require_dict(value: Any, provider: str, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ProviderResponseError(f"{provider} sent {what} that is not a JSON object: {str(value)[:200]!r}")
     return value
+
+
+def exchange(
+    transport: HttpTransport,
+    path: str,
+    make_body: Callable[[], Mapping[str, Any]],
+    cancel: CancelToken,
+    provider: str,
+    read_stream: Callable[[Iterator[str]], ReplyT],
+    read_whole: Callable[[dict[str, Any]], ReplyT],
+) -> ReplyT:
+    """One request/answer with a provider: the body is built, posted and its answer read as a
+    server-sent event stream or one JSON object, all inside the transport's error guard."""
+    with transport.guard():
+        body = make_body()
+        with transport.post(path, body, cancel) as response:
+            if response.event_stream:
+                return read_stream(response.lines)
+            data = require_dict(parse_json("\n".join(response.lines), provider, "the answer"), provider, "the answer")
+            return read_whole(data)

@@ -10,7 +10,7 @@ from typing import Any
 from nexa_lsp.runtime.errors import ProviderResponseError
 from nexa_lsp.runtime.events import CancelToken
 from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest, missing_model_error
-from nexa_lsp.runtime.providers.http import HttpOptions, HttpTransport, parse_json, require_dict, sse_events
+from nexa_lsp.runtime.providers.http import HttpOptions, HttpTransport, exchange, parse_json, require_dict, sse_events
 from nexa_lsp.runtime.run_state import Message, ToolCall
 
 
@@ -91,15 +91,15 @@ class OpenAIChatProvider:
         return body
 
     def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
-        with self.transport.guard():
-            body = self.request_body(request)
-            with self.transport.post("chat/completions", body, cancel) as response:
-                if response.event_stream:
-                    return self._read_stream(response.lines, on_text)
-                data = require_dict(
-                    parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer"
-                )
-                return self._read_whole(data, on_text)
+        return exchange(
+            self.transport,
+            "chat/completions",
+            lambda: self.request_body(request),
+            cancel,
+            self.name,
+            lambda lines: self._read_stream(lines, on_text),
+            lambda data: self._read_whole(data, on_text),
+        )
 
     def _read_whole(self, data: dict[str, Any], on_text: Callable[[str], None]) -> ProviderReply:
         choices = data.get("choices")

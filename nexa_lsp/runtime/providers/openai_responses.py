@@ -17,7 +17,7 @@ from typing import Any
 from nexa_lsp.runtime.errors import ProviderResponseError
 from nexa_lsp.runtime.events import CancelToken
 from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest, missing_model_error
-from nexa_lsp.runtime.providers.http import HttpOptions, HttpTransport, parse_json, require_dict, sse_events
+from nexa_lsp.runtime.providers.http import HttpOptions, HttpTransport, exchange, parse_json, require_dict, sse_events
 from nexa_lsp.runtime.run_state import Message, ToolCall
 
 
@@ -93,15 +93,15 @@ class OpenAIResponsesProvider:
         return body
 
     def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
-        with self.transport.guard():
-            body = self.request_body(request)
-            with self.transport.post("responses", body, cancel) as response:
-                if response.event_stream:
-                    return self._read_stream(response.lines, on_text)
-                data = require_dict(
-                    parse_json("\n".join(response.lines), self.name, "the answer"), self.name, "the answer"
-                )
-                return self._reply_from(data, on_text, streamed=False)
+        return exchange(
+            self.transport,
+            "responses",
+            lambda: self.request_body(request),
+            cancel,
+            self.name,
+            lambda lines: self._read_stream(lines, on_text),
+            lambda data: self._reply_from(data, on_text, streamed=False),
+        )
 
     def _read_stream(self, lines: Iterator[str], on_text: Callable[[str], None]) -> ProviderReply:
         for event, data in sse_events(lines):
