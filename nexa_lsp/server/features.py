@@ -393,6 +393,19 @@ def register(server: NexaLanguageServer) -> None:
         start, end = offsets(analysis.source.lines, params.range)
         return lsp.SemanticTokens(data=_encode(analysis.source, semantic_tokens(analysis, start, end)))
 
+    @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+    def formatting(params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit] | None:
+        """Whitespace-only formatting (``syntax/formatting.py``): one edit, or none when formatted."""
+        from nexa_lsp.syntax.formatting import FormatOptions, format_source
+
+        state = document(server, params.text_document.uri)
+        source = server.documents.parsed(state)
+        indent = " " * params.options.tab_size if params.options.insert_spaces else "\t"
+        formatted = format_source(source.text, FormatOptions(indent=indent or "    "))
+        if formatted == source.text:
+            return []
+        return [lsp.TextEdit(range=to_range(source.lines, 0, len(source.text)), new_text=formatted)]
+
     @server.feature(lsp.TEXT_DOCUMENT_FOLDING_RANGE)
     def folding(params: lsp.FoldingRangeParams) -> list[lsp.FoldingRange]:
         from nexa_lsp.ide.structure import folding_ranges

@@ -319,3 +319,28 @@ async def test_utf16_positions_with_chinese_and_emoji(client: LanguageClient, fo
     greeter = next(i for i in completion.items if i.label == "Greeter")
     replaced, _text = edit_of(completion, greeter)
     assert replaced.start.character == utf16(line[:line.index("Greeter.run")])
+
+
+async def test_formatting_reindents_and_keeps_strings(client: LanguageClient, folder: Path) -> None:
+    target = uri(folder / "format.nx")
+    text = (
+        'agent A {\nrole: "r",   \n  prompt: """第一行   \n   kept as is"""\n}\n'
+        'flow main {\nif (x) {\nprint("😀")\n}\n}'
+    )
+    open_document(client, target, text)
+    edits = await client.text_document_formatting_async(lsp.DocumentFormattingParams(
+        lsp.TextDocumentIdentifier(target), lsp.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert edits is not None and len(edits) == 1
+    assert edits[0].new_text == (
+        'agent A {\n    role: "r",\n    prompt: """第一行   \n   kept as is"""\n}\n'
+        'flow main {\n    if (x) {\n        print("😀")\n    }\n}\n'
+    )
+    assert (edits[0].range.start.line, edits[0].range.start.character) == (0, 0)
+    assert (edits[0].range.end.line, edits[0].range.end.character) == (9, 1)
+    close_document(client, target)
+    formatted = uri(folder / "formatted.nx")
+    open_document(client, formatted, edits[0].new_text)
+    again = await client.text_document_formatting_async(lsp.DocumentFormattingParams(
+        lsp.TextDocumentIdentifier(formatted), lsp.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert again is not None and len(again) == 0  # formatting twice changes nothing
+    close_document(client, formatted)
