@@ -255,21 +255,7 @@ class NexaAgent:
         if not task.strip():
             raise EmptyInputError("the task is empty; pass what the agent should do")
         resolved = self.new_run_config(config, provider)
-        run_id = new_run_id()
-        started = time.time()
-        first = RunState(
-            run_id=run_id,
-            agent=self.name,
-            status=RunStatus.RUNNING,
-            input=task,
-            config=resolved,
-            fingerprint=self.fingerprint(resolved),
-            metadata=RunMetadata(session_id=new_session_id(), source=self.source),
-            started_at=started,
-            deadline=None if resolved.timeout is None else started + resolved.timeout,
-            history=(Message(role="user", content=task, run_id=run_id),),
-            updated_at=started,
-        )
+        first = self._first_state(task, resolved, RunMetadata(session_id=new_session_id(), source=self.source), ())
         driver = _RunDriver(self, self._provider_for(resolved, provider), save, on_event, on_text, cancel)
         return driver.drive(first, resumed=False)
 
@@ -292,27 +278,34 @@ class NexaAgent:
         blockers = blockers_for_fingerprint(previous, text, self.fingerprint(resolved))
         if blockers:
             raise blockers[0]
-        history = closed_history(previous)
+        metadata = RunMetadata(
+            session_id=previous.session_id, parent_run_id=previous.run_id, source=previous.metadata.source
+        )
+        first = self._first_state(text, resolved, metadata, closed_history(previous))
+        driver = _RunDriver(self, self._provider_for(resolved, provider), save, on_event, on_text, cancel)
+        return driver.drive(first, resumed=False)
+
+    def _first_state(
+        self, text: str, config: RunConfig, metadata: RunMetadata, history: tuple[Message, ...]
+    ) -> RunState:
+        """The state a new run starts from: a new id, a fresh start time and deadline, and the
+        input appended to ``history`` (the retained history of a continued conversation)."""
         run_id = new_run_id()
         started = time.time()
-        first = RunState(
+        return RunState(
             run_id=run_id,
             agent=self.name,
             status=RunStatus.RUNNING,
             input=text,
-            config=resolved,
-            fingerprint=self.fingerprint(resolved),
-            metadata=RunMetadata(
-                session_id=previous.session_id, parent_run_id=previous.run_id, source=previous.metadata.source
-            ),
+            config=config,
+            fingerprint=self.fingerprint(config),
+            metadata=metadata,
             started_at=started,
-            deadline=None if resolved.timeout is None else started + resolved.timeout,
+            deadline=None if config.timeout is None else started + config.timeout,
             history=(*history, Message(role="user", content=text, run_id=run_id)),
             turn_start=len(history),
             updated_at=started,
         )
-        driver = _RunDriver(self, self._provider_for(resolved, provider), save, on_event, on_text, cancel)
-        return driver.drive(first, resumed=False)
 
 
 class _Stop(Exception):

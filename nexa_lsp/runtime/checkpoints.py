@@ -468,11 +468,11 @@ class SQLiteCheckpointStore:
             clauses.append("status = ?")
             values.append(status.value if isinstance(status, RunStatus) else RunStatus(status).value)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        query = f"SELECT state FROM runs {where} ORDER BY started_at DESC, rowid DESC"
+        query = f"SELECT run_id, state FROM runs {where} ORDER BY started_at DESC, rowid DESC"
         if limit is not None:
             query += " LIMIT ?"
             values.append(limit)
-        rows = self._read(query.replace("SELECT state", "SELECT run_id, state"), values)
+        rows = self._read(query, values)
         return self._readable(reversed(rows))
 
     def _readable(self, rows: Iterator[tuple[object, ...]] | list[tuple[object, ...]]) -> list[RunState]:
