@@ -55,13 +55,6 @@ class LineIndex:
         offset = max(0, min(offset, len(self.text)))
         return bisect.bisect_right(self.line_starts, offset) - 1
 
-    def line_text(self, line: int) -> str:
-        """The text of a zero-based line without its line break."""
-        bounds = self._line_bounds(line) if line >= 0 else None
-        if bounds is None:
-            return ""
-        return self.text[bounds[0] : bounds[1]].rstrip("\r")
-
     # -- code points (CLI, internal) -------------------------------------------------
 
     def position(self, offset: int) -> Position:

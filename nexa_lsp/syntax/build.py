@@ -181,10 +181,6 @@ class ChunkBuilder:
     def _find_all(self, tree: Tree[Token], data: str) -> list[Tree[Token]]:
         return [c for c in tree.children if isinstance(c, Tree) and self._data(c) == data]
 
-    def source_text(self, tree: Child, chunk_text: str) -> str:
-        sp = self.span(tree)
-        return chunk_text[sp.rel_start : sp.rel_end]
-
     # ------------------------------------------------------------------ literals
 
     def string_lit(self, tok: Token) -> t.StringLit:
@@ -288,24 +284,6 @@ class ChunkBuilder:
         return t.Property(self.span_between(key_tok, value), str(key_tok), self.span(key_tok), val)
 
     # ------------------------------------------------------------------ types
-
-    def type_text(self, node: Child, chunk_text: str | None = None) -> str:
-        if isinstance(node, Token):
-            return str(node)
-        parts: list[str] = []
-        for tok in node.scan_values(lambda v: isinstance(v, Token)):
-            parts.append(str(tok))
-        text = ""
-        for part in parts:
-            if part in ("[", "]", ",", "<", ">", "?") or (text.endswith(("[", "<")) or not text):
-                text += part + (" " if part == "," else "")
-            elif part == "|":
-                text += " | "
-            elif text.endswith(" "):
-                text += part
-            else:
-                text += part
-        return text
 
     def _type_of(self, tree: Tree[Token]) -> str | None:
         node = self._find(tree, "type_expr")

@@ -147,12 +147,6 @@ class ChunkLayout:
     comments: list[Comment]
 
 
-def split_chunks(text: str) -> tuple[list[Chunk], list[Comment]]:
-    """Chunks covering all of ``text`` in order, and the comments found."""
-    layout = layout_chunks(text)
-    return layout.chunks, layout.comments
-
-
 def layout_chunks(text: str, previous: ChunkLayout | None = None) -> ChunkLayout:
     """Split ``text``; with the layout of an earlier version, only the edited stretch is scanned.
 
