@@ -97,10 +97,16 @@ async def start(debounce_ms: int) -> tuple[Client, float, float]:
         ),
         workspace=lsp.WorkspaceClientCapabilities(configuration=True),
     )
-    await client.initialize_async(lsp.InitializeParams(
-        capabilities=capabilities, process_id=None, root_uri=None,
-        initialization_options={"nexa": {**SETTINGS, "diagnostics": {
-            **SETTINGS.get("diagnostics", {}), "debounceMs": debounce_ms}}}))
+    await client.initialize_async(
+        lsp.InitializeParams(
+            capabilities=capabilities,
+            process_id=None,
+            root_uri=None,
+            initialization_options={
+                "nexa": {**SETTINGS, "diagnostics": {**SETTINGS.get("diagnostics", {}), "debounceMs": debounce_ms}}
+            },
+        )
+    )
     done = time.perf_counter()
     client.initialized(lsp.InitializedParams())
     return client, done - started, done - sent
@@ -132,8 +138,9 @@ async def measure_size(client: Client, lines: int, edits: int, requests: int) ->
     text = synthetic_source(lines)
     uri = f"file:///bench/size{lines}.nx"
     opened = time.perf_counter()
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem(uri=uri, language_id="nexa", version=1, text=text)))
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="nexa", version=1, text=text))
+    )
     first = await client.diagnostics_of(uri, 1) - opened
     # edits inside the middle agent's role string: insert "x", then delete it again
     agents = text.count("agent Writer")
@@ -149,15 +156,19 @@ async def measure_size(client: Client, lines: int, edits: int, requests: int) ->
             end = lsp.Position(pos.line, pos.character + 1)
             change = lsp.TextDocumentContentChangePartial(range=lsp.Range(pos, end), text="")
         sent = time.perf_counter()
-        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            lsp.VersionedTextDocumentIdentifier(uri=uri, version=version), [change]))
+        client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(lsp.VersionedTextDocumentIdentifier(uri=uri, version=version), [change])
+        )
         latencies.append(await client.diagnostics_of(uri, version) - sent)
     if version % 2 == 0:  # leave the text as it was
         version += 1
         end = lsp.Position(pos.line, pos.character + 1)
-        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            [lsp.TextDocumentContentChangePartial(range=lsp.Range(pos, end), text="")]))
+        client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                [lsp.TextDocumentContentChangePartial(range=lsp.Range(pos, end), text="")],
+            )
+        )
         await client.diagnostics_of(uri, version)
     ident = lsp.TextDocumentIdentifier(uri)
     # completion at the start of a statement in a flow (names, keywords), and after `Agent.`
@@ -195,8 +206,11 @@ async def measure_memory(client: Client, files: int, lines: int) -> tuple[int | 
     before = rss_kb(pid) if pid else None
     for i in range(files):
         uri = f"file:///bench/open{i}.nx"
-        client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-            lsp.TextDocumentItem(uri=uri, language_id="nexa", version=1, text=synthetic_source(lines))))
+        client.text_document_did_open(
+            lsp.DidOpenTextDocumentParams(
+                lsp.TextDocumentItem(uri=uri, language_id="nexa", version=1, text=synthetic_source(lines))
+            )
+        )
     for i in range(files):
         await client.diagnostics_of(f"file:///bench/open{i}.nx", 1)
     return before, rss_kb(pid) if pid else None
@@ -211,8 +225,7 @@ async def main() -> None:
     parser.add_argument("--files", type=int, default=100)
     parser.add_argument("--file-lines", type=int, default=200)
     parser.add_argument("--runs-disabled", action="store_true", help="nexa.runs.enabled = false")
-    parser.add_argument("--no-migration-hints", action="store_true",
-                        help="nexa.diagnostics.migrationHints = false")
+    parser.add_argument("--no-migration-hints", action="store_true", help="nexa.diagnostics.migrationHints = false")
     parser.add_argument("--skip-memory", action="store_true")
     args = parser.parse_args()
     if args.runs_disabled:
@@ -234,15 +247,21 @@ async def main() -> None:
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
         results.append(await measure_size(client, size, args.edits, args.requests))
-    print(f"\nedit -> diagnostics (debounceMs={args.debounce_ms}), completion and hover; "
-          f"{args.edits} edits, {args.requests} requests each:")
-    header = (f"{'lines':>6} {'open':>10} {'edit p50':>10} {'edit p95':>10} {'compl p50':>10} {'compl p95':>10}"
-              f" {'items':>6} {'member p50':>10} {'hover p50':>10}")
+    print(
+        f"\nedit -> diagnostics (debounceMs={args.debounce_ms}), completion and hover; "
+        f"{args.edits} edits, {args.requests} requests each:"
+    )
+    header = (
+        f"{'lines':>6} {'open':>10} {'edit p50':>10} {'edit p95':>10} {'compl p50':>10} {'compl p95':>10}"
+        f" {'items':>6} {'member p50':>10} {'hover p50':>10}"
+    )
     print(header)
     for r in results:
-        print(f"{r['lines']:>6} {ms(r['open'])} {ms(statistics.median(r['edit']))} {ms(percentile(r['edit'], 0.95))}"
-              f" {ms(statistics.median(r['completion']))} {ms(percentile(r['completion'], 0.95))}"
-              f" {r['completion_items']:>6} {ms(statistics.median(r['member']))} {ms(statistics.median(r['hover']))}")
+        print(
+            f"{r['lines']:>6} {ms(r['open'])} {ms(statistics.median(r['edit']))} {ms(percentile(r['edit'], 0.95))}"
+            f" {ms(statistics.median(r['completion']))} {ms(percentile(r['completion'], 0.95))}"
+            f" {r['completion_items']:>6} {ms(statistics.median(r['member']))} {ms(statistics.median(r['hover']))}"
+        )
     if len(results) > 1:
         ratio = statistics.median(results[-1]["edit"]) / statistics.median(results[0]["edit"])
         print(f"edit p50 ratio {results[-1]['lines']} / {results[0]['lines']} lines: {ratio:.2f}x")
@@ -253,8 +272,10 @@ async def main() -> None:
     client, _total, _request = await start(args.debounce_ms)
     before, after = await measure_memory(client, args.files, args.file_lines)
     if before is not None and after is not None:
-        print(f"\nresident memory: {before / 1024:.0f} MB after start, {after / 1024:.0f} MB with "
-              f"{args.files} open files of {args.file_lines} lines")
+        print(
+            f"\nresident memory: {before / 1024:.0f} MB after start, {after / 1024:.0f} MB with "
+            f"{args.files} open files of {args.file_lines} lines"
+        )
     await stop(client)
 
 

@@ -8,6 +8,7 @@ python3 -m venv .venv
 .venv/bin/python -m pip install --quiet -e '.[dev]'
 echo "== ruff"
 .venv/bin/ruff check nexa_lsp tests scripts benchmarks
+.venv/bin/ruff format --check nexa_lsp tests scripts benchmarks
 echo "== mypy"
 .venv/bin/mypy nexa_lsp
 echo "== editors for the real-client tests (Neovim, Emacs with eglot)"

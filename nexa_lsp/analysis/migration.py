@@ -66,14 +66,22 @@ _OPEN_PAREN = re.compile(r"\s*\(")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TEMPLATE_REF = re.compile(r"\{\{\{?\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\}?\}\}|[^}]*\}\})")
 
-_ERR_PROPAGATE = ("`?` propagated a failed 2.4 run as an error; a failed 3.0 run is a value whose status is "
-                  "`failed`, nothing is raised")
-_ERR_OTHERWISE = ("`otherwise` handled a failed 2.4 run; a failed 3.0 run is a value whose status is `failed`, "
-                  "so the handler would never run")
-_ERR_FALLBACK = ("`fallback` ran its right side when the 2.4 run raised; a failed 3.0 run raises nothing, so "
-                 "the fallback would never run")
-_ERR_TRY = ("it is inside `try`: a failed 2.4 run raised an error that `catch` handled; a failed 3.0 run is a "
-            "value whose status is `failed`, nothing is raised")
+_ERR_PROPAGATE = (
+    "`?` propagated a failed 2.4 run as an error; a failed 3.0 run is a value whose status is "
+    "`failed`, nothing is raised"
+)
+_ERR_OTHERWISE = (
+    "`otherwise` handled a failed 2.4 run; a failed 3.0 run is a value whose status is `failed`, "
+    "so the handler would never run"
+)
+_ERR_FALLBACK = (
+    "`fallback` ran its right side when the 2.4 run raised; a failed 3.0 run raises nothing, so "
+    "the fallback would never run"
+)
+_ERR_TRY = (
+    "it is inside `try`: a failed 2.4 run raised an error that `catch` handled; a failed 3.0 run is a "
+    "value whose status is `failed`, nothing is raised"
+)
 _ERR_TRY_AGENT = "it is inside `try_agent`: its corrections react to errors a 3.0 run no longer raises"
 
 
@@ -110,8 +118,12 @@ class _State:
 
     __slots__ = ("defs", "ext", "hist")
 
-    def __init__(self, defs: dict[str, frozenset[int]], hist: dict[str, frozenset[int]],
-                 ext: frozenset[tuple[str, str]] = frozenset()) -> None:
+    def __init__(
+        self,
+        defs: dict[str, frozenset[int]],
+        hist: dict[str, frozenset[int]],
+        ext: frozenset[tuple[str, str]] = frozenset(),
+    ) -> None:
         self.defs = defs
         self.hist = hist
         self.ext = ext
@@ -139,9 +151,9 @@ class _State:
         return {a for a, runs in self.hist.items() if runs != frozenset({_NONE})} | {a for a, _ in self.ext}
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, _State) and self.defs == other.defs and self.hist == other.hist
-                and self.ext == other.ext)
-
+        return (
+            isinstance(other, _State) and self.defs == other.defs and self.hist == other.hist and self.ext == other.ext
+        )
 
 
 _Body = Callable[[_State], _State]
@@ -340,8 +352,9 @@ class _Analyzer:
         for name in names:
             tool = self.tools.get(name)
             function = self.tool_functions.get(name)
-            if (tool is not None and tool.approval == "required") or (function is not None
-                                                                      and function.requires_approval):
+            if (tool is not None and tool.approval == "required") or (
+                function is not None and function.requires_approval
+            ):
                 out.append(name)
         return out
 
@@ -351,8 +364,9 @@ class _Analyzer:
         if decl is None:
             return False
         for use in decl.uses:
-            if use.kind != "name" or not (use.text in self.tools or use.text in self.tool_functions
-                                          or use.text in self.agents):
+            if use.kind != "name" or not (
+                use.text in self.tools or use.text in self.tool_functions or use.text in self.agents
+            ):
                 return False
         return True
 
@@ -407,7 +421,7 @@ class _Analyzer:
             if isinstance(item, t.FlowDecl) and item.body is not None:
                 yield _Unit(f"flow `{item.name}`", item.name), item.body.statements, list(item.params or [])
             elif isinstance(item, t.TestDecl) and item.body is not None:
-                yield _Unit(f"test \"{item.name}\""), item.body.statements, []
+                yield _Unit(f'test "{item.name}"'), item.body.statements, []
             elif isinstance(item, t.JobDecl):
                 if item.perform is not None:
                     yield _Unit(f"job `{item.name}`"), item.perform.statements, []
@@ -427,8 +441,13 @@ class _Analyzer:
         by_flow: dict[str, list[_FlowCall]] = {}
         for call in self.flow_calls.values():
             by_flow.setdefault(call.flow, []).append(call)
-        routed = {h for item in self.source.items if isinstance(item, t.ServerDecl)
-                  for route in item.routes for h, _span in route.handlers}
+        routed = {
+            h
+            for item in self.source.items
+            if isinstance(item, t.ServerDecl)
+            for route in item.routes
+            for h, _span in route.handlers
+        }
         out: dict[str, frozenset[tuple[str, str]]] = {}
         for flow, calls in by_flow.items():
             items: set[tuple[str, str]] = set()
@@ -442,8 +461,10 @@ class _Analyzer:
             out[flow] = frozenset(items)
         for flow in routed:
             if flow in self.flows and flow not in out:
-                out[flow] = frozenset((a, f"flow `{flow}` handles a server route, so its earlier runs of {a} "
-                                          "come first") for a in self.flow_runs.get(flow, ()))
+                out[flow] = frozenset(
+                    (a, f"flow `{flow}` handles a server route, so its earlier runs of {a} come first")
+                    for a in self.flow_runs.get(flow, ())
+                )
         return out
 
     def _walk_unit(self, unit: _Unit, statements: list[t.Stmt], params: list[t.Param]) -> None:
@@ -465,8 +486,9 @@ class _Analyzer:
     def _return_target(statements: list[t.Stmt]) -> str:
         """The variable a 2.x flow returns: its last top-level assignment (syntax reference 4.6)."""
         for stmt in reversed(statements):
-            if isinstance(stmt, t.ExprStmt | t.Print) or (isinstance(stmt, t.BlockStmt)
-                                                           and stmt.keyword in _HARNESS_SKIP):
+            if isinstance(stmt, t.ExprStmt | t.Print) or (
+                isinstance(stmt, t.BlockStmt) and stmt.keyword in _HARNESS_SKIP
+            ):
                 continue
             if isinstance(stmt, t.Assign) and stmt.target_name is not None:
                 return stmt.target_name.id
@@ -510,8 +532,9 @@ class _Analyzer:
             return self._if(s, st)
         if isinstance(s, t.ForEach):
             st = self.expr(s.iterable, st, _value("iterated by `for each`"))
-            names = [(s.item, s.item_span.start)] + ([(s.index, s.index_span.start)]
-                                                     if s.index and s.index_span else [])
+            names = [(s.item, s.item_span.start)] + (
+                [(s.index, s.index_span.start)] if s.index and s.index_span else []
+            )
             return self._loop(st, lambda h: self.block(s.body, self._bind_names(h, s, names)))
         if isinstance(s, t.ForPattern):
             st = self.expr(s.iterable, st, _value("iterated by `for`", rewritable=False))
@@ -520,8 +543,9 @@ class _Analyzer:
         if isinstance(s, t.While):
             return self._while(s, st)
         if isinstance(s, t.Loop):
-            return self._loop(st, lambda h: self._condition(s.until, self.block(s.body, h),
-                                                              "tested by `until`"), at_least_once=True)
+            return self._loop(
+                st, lambda h: self._condition(s.until, self.block(s.body, h), "tested by `until`"), at_least_once=True
+            )
         if isinstance(s, t.Jump):
             if self._loops:
                 self._loops[-1].append(st)
@@ -543,9 +567,13 @@ class _Analyzer:
         if isinstance(s, t.PythonBlock):
             for index, word in enumerate(sorted(set(_WORD.findall(s.code)))):
                 if word in st.defs:
-                    self.uses[(id(s), index)] = _Use(word, st.reaching(word),
-                                                     _value("read by `python!` code", rewritable=False),
-                                                     s.span.start, s.span.start)
+                    self.uses[(id(s), index)] = _Use(
+                        word,
+                        st.reaching(word),
+                        _value("read by `python!` code", rewritable=False),
+                        s.span.start,
+                        s.span.start,
+                    )
             return st
         if isinstance(s, t.KeywordStmt):
             return self._keyword(s, st)
@@ -618,8 +646,9 @@ class _Analyzer:
         ways_out = [out, *jumps] if at_least_once else [head, out, *jumps]
         return _join_all(ways_out) or st
 
-    def _try_block(self, body: t.Block, handlers: list[tuple[t.Block, list[tuple[str, int]]]], st: _State,
-                   why: str, node: object) -> _State:
+    def _try_block(
+        self, body: t.Block, handlers: list[tuple[t.Block, list[tuple[str, int]]]], st: _State, why: str, node: object
+    ) -> _State:
         collected: list[_State] = [st]
         self._collectors.append(collected)
         self._try.append(why)
@@ -685,10 +714,16 @@ class _Analyzer:
             return st
         if isinstance(e, t.StringLit):
             for index, interp in enumerate(e.interpolations):
-                use_ctx = _TEXT if interp.path == interp.root else (
-                    _Ctx("member", interp.path[len(interp.root) + 1:]) if interp.path[len(interp.root):][:1] == "."
-                    and interp.path[len(interp.root) + 1:] in RUN_MEMBERS
-                    else _value(f"read as `#{{{interp.path}}}`", rewritable=False))
+                use_ctx = (
+                    _TEXT
+                    if interp.path == interp.root
+                    else (
+                        _Ctx("member", interp.path[len(interp.root) + 1 :])
+                        if interp.path[len(interp.root) :][:1] == "."
+                        and interp.path[len(interp.root) + 1 :] in RUN_MEMBERS
+                        else _value(f"read as `#{{{interp.path}}}`", rewritable=False)
+                    )
+                )
                 start = interp.span.start + (len(interp.path) - len(interp.path.lstrip()))
                 self.uses[(id(e), index)] = _Use(interp.root, st.reaching(interp.root), use_ctx, start, start)
             return st
@@ -706,8 +741,11 @@ class _Analyzer:
                 self.member_runs[id(e)] = (e, self._unit)
                 return st
             if isinstance(e.obj, t.Name):
-                inner = _Ctx("member", e.name) if e.name in RUN_MEMBERS else _value(
-                    f"read as `.{e.name}`", rewritable=False)
+                inner = (
+                    _Ctx("member", e.name)
+                    if e.name in RUN_MEMBERS
+                    else _value(f"read as `.{e.name}`", rewritable=False)
+                )
                 return self.expr(e.obj, st, inner)
             return self.expr(e.obj, st, _value(f"read as `.{e.name}`", rewritable=False))
         if isinstance(e, t.Index):
@@ -739,8 +777,9 @@ class _Analyzer:
         return st
 
     def _match(self, e: t.MatchExpr, st: _State, ctx: _Ctx) -> _State:
-        by_intent = all(arm.intent is not None or (arm.pattern is not None and arm.pattern.kind == "wildcard")
-                        for arm in e.arms)
+        by_intent = all(
+            arm.intent is not None or (arm.pattern is not None and arm.pattern.kind == "wildcard") for arm in e.arms
+        )
         st = self.expr(e.subject, st, _TEXT if by_intent else _value("matched against patterns"))
         outs: list[_State | None] = [st]
         for arm in e.arms:
@@ -842,8 +881,12 @@ class _Analyzer:
             for arg in e.args:
                 st = self._stage(arg.value, st)
             return st
-        if isinstance(callee, t.Member) and isinstance(callee.obj, t.Call) and isinstance(
-                callee.obj.callee, t.Name) and callee.obj.callee.id == "join":
+        if (
+            isinstance(callee, t.Member)
+            and isinstance(callee.obj, t.Call)
+            and isinstance(callee.obj.callee, t.Name)
+            and callee.obj.callee.id == "join"
+        ):
             st = self._call(callee.obj, st, _TEXT, None)
             for arg in e.args:
                 st = self.expr(arg.value, st, _TEXT)
@@ -856,8 +899,9 @@ class _Analyzer:
             st = self.expr(arg.value, st, arg_ctx)
         if isinstance(callee, t.Name) and callee.id in self.flows:
             runs = self.flow_runs.get(callee.id, set())
-            self.flow_calls[id(e)] = _FlowCall(callee.id, e.span.start, ctx, frozenset(st.ran_agents()),
-                                               bool(self._loops))
+            self.flow_calls[id(e)] = _FlowCall(
+                callee.id, e.span.start, ctx, frozenset(st.ran_agents()), bool(self._loops)
+            )
             line = self.line(e.span.start)
             st = st.touched((a, f"flow `{callee.id}` (called on line {line}) runs {a}") for a in runs)
         return st
@@ -871,8 +915,18 @@ class _Analyzer:
         site.history = st.history(agent)
         return st.ran(agent, site.id)
 
-    def _run_site(self, node: t.Node, agent: str, kind: str, receiver: t.Expr, call: t.Call | None, st: _State,
-                  ctx: _Ctx, err: str | None, piped: t.Expr | None = None) -> _State:
+    def _run_site(
+        self,
+        node: t.Node,
+        agent: str,
+        kind: str,
+        receiver: t.Expr,
+        call: t.Call | None,
+        st: _State,
+        ctx: _Ctx,
+        err: str | None,
+        piped: t.Expr | None = None,
+    ) -> _State:
         site = self.sites.get(id(node))
         if site is None:
             site = _Site(self._new_id(), agent, kind, node, self._unit, receiver, call, piped)
@@ -925,12 +979,16 @@ class _Findings:
                 self.findings.extend(self._entry_checks(site))
         for member, _unit in a.member_runs.values():
             agent = self.a.snippet(member.obj)
-            self.findings.append(_Finding(
-                "NXM006",
-                f"`{agent}.run` is used without calling it: Nexa 3.0 removes `.run`; call the entry you mean "
-                f"explicitly, `{agent}.execute(...)` for an independent task or `{agent}.continue(r, ...)` for "
-                "the next turn of run `r`",
-                member.span.start, member.span.end))
+            self.findings.append(
+                _Finding(
+                    "NXM006",
+                    f"`{agent}.run` is used without calling it: Nexa 3.0 removes `.run`; call the entry you mean "
+                    f"explicitly, `{agent}.execute(...)` for an independent task or `{agent}.continue(r, ...)` for "
+                    "the next turn of run `r`",
+                    member.span.start,
+                    member.span.end,
+                )
+            )
         for call, helper, unit in a.hitl.values():
             self.findings.append(self._hitl_finding(call, helper, unit))
         if self.path is VersionPath.COMPAT_24:
@@ -985,8 +1043,10 @@ class _Findings:
                 edits.append(TextEdit(absolute_span(use.end, use.end), ".output"))
                 continue
             if use.ctx.rewritable:
-                return (f"{where} {use.ctx.reason} on line {line}, where it holds a run on some paths and "
-                        "other values on others"), []
+                return (
+                    f"{where} {use.ctx.reason} on line {line}, where it holds a run on some paths and "
+                    "other values on others"
+                ), []
             return f"{where} {use.ctx.reason} on line {line}", []
         flow = self.a.returned.get(def_id)
         for call in self.flow_calls.get(flow or "", []):
@@ -997,8 +1057,10 @@ class _Findings:
             else:
                 problem = None
             if problem:
-                return (f"`{definition.name}` is what flow `{flow}` returns, so its caller on line "
-                        f"{self.a.line(call.offset)} would receive the run, and there {problem}"), []
+                return (
+                    f"`{definition.name}` is what flow `{flow}` returns, so its caller on line "
+                    f"{self.a.line(call.offset)} would receive the run, and there {problem}"
+                ), []
         return None, edits
 
     def _value_problems(self, site: _Site) -> tuple[list[str], list[TextEdit]]:
@@ -1018,12 +1080,16 @@ class _Findings:
         if decl is not None:
             structured = decl.implements or decl.return_type
             if structured and site.ctx.kind != "discard":
-                problems.append(f"{site.agent} returns `{structured}`: a 2.4 run gave the validated object, a 3.0 "
-                                "run's output is its text")
+                problems.append(
+                    f"{site.agent} returns `{structured}`: a 2.4 run gave the validated object, a 3.0 "
+                    "run's output is its text"
+                )
             approvals = self.a.approval_tools(site.agent)
             if approvals:
-                problems.append(f"{site.agent} can call `{approvals[0]}`, which declares approval: 2.4 called it "
-                                "without asking, a 3.0 run pauses in `waiting_approval` first")
+                problems.append(
+                    f"{site.agent} can call `{approvals[0]}`, which declares approval: 2.4 called it "
+                    "without asking, a 3.0 run pauses in `waiting_approval` first"
+                )
         call = site.call
         if call is not None and any(arg.name is not None for arg in call.args):
             problems.append("it passes named arguments, which 3.0 run entries do not take as input")
@@ -1052,8 +1118,10 @@ class _Findings:
     def _execute_edits(self, site: _Site) -> list[TextEdit] | None:
         agent = self.a.snippet(site.receiver) if site.receiver is not None else site.agent
         if site.kind == "run_member" and site.piped is not None:
-            return [TextEdit(absolute_span(site.piped.span.start, site.piped.span.start), f"{agent}.execute("),
-                    TextEdit(absolute_span(site.piped.span.end, site.node.span.end), ")")]
+            return [
+                TextEdit(absolute_span(site.piped.span.start, site.piped.span.start), f"{agent}.execute("),
+                TextEdit(absolute_span(site.piped.span.end, site.node.span.end), ")"),
+            ]
         word = self._run_word(site)
         if word is None:
             return None
@@ -1090,69 +1158,87 @@ class _Findings:
         earlier = [a.site_by_id[i] for i in sorted(site.history) if i != _NONE]
         first = _NONE in site.history
         where = site.unit.label
-        removed = "`.run` is removed in Nexa 3.0" if self.path is VersionPath.NEXA_30 else \
-            "Nexa 3.0 removes `.run`"
+        removed = "`.run` is removed in Nexa 3.0" if self.path is VersionPath.NEXA_30 else "Nexa 3.0 removes `.run`"
         problems, output_edits = self._value_problems(site)
         inputs = self._inputs(site)
         if first:
             code = "NXM002"
             lines = ", ".join(str(a.line(s.node.span.start)) for s in earlier)
             if earlier:
-                problems.insert(0, f"on some paths {agent} already ran before this call (line {lines}, "
-                                   f"{'an earlier pass of the loop' if site.in_loop else 'a branch'}) and 2.4 "
-                                   "continued that conversation here")
+                problems.insert(
+                    0,
+                    f"on some paths {agent} already ran before this call (line {lines}, "
+                    f"{'an earlier pass of the loop' if site.in_loop else 'a branch'}) and 2.4 "
+                    "continued that conversation here",
+                )
             problems.extend(why for _agent, why in sorted(site.ext))
             decl = a.agents.get(agent)
             if decl is not None and decl.text_property("memory") == "persistent":
-                problems.append(f"{agent} has `memory: persistent`: 2.4 continued the history saved by earlier "
-                                "processes, `execute` starts a new conversation")
-            message = (f"`{shown}` is the first run of {agent} in {where}: {removed}; an independent task is "
-                       f"`{agent}.execute(...)` (new run id, session and budget)")
+                problems.append(
+                    f"{agent} has `memory: persistent`: 2.4 continued the history saved by earlier "
+                    "processes, `execute` starts a new conversation"
+                )
+            message = (
+                f"`{shown}` is the first run of {agent} in {where}: {removed}; an independent task is "
+                f"`{agent}.execute(...)` (new run id, session and budget)"
+            )
             fixes: list[Fix] = []
             if self._empty(inputs):
-                message += (f". Not rewritten: the call has no input, and 3.0 refuses an empty task; give "
-                            f"{agent} its task")
+                message += (
+                    f". Not rewritten: the call has no input, and 3.0 refuses an empty task; give {agent} its task"
+                )
             else:
                 edits = self._execute_edits(site)
                 if edits is not None:
-                    fixes.append(self._fix(f"Use `{agent}.execute(...)` (independent task)", edits + output_edits,
-                                           problems))
+                    fixes.append(
+                        self._fix(f"Use `{agent}.execute(...)` (independent task)", edits + output_edits, problems)
+                    )
                 message += self._why_not(problems, edits is None)
-            return _Finding(code, message, site.node.span.start, site.node.span.end, fixes,
-                            related=self._related(earlier, agent))
+            return _Finding(
+                code, message, site.node.span.start, site.node.span.end, fixes, related=self._related(earlier, agent)
+            )
         code = "NXM003"
         lines = ", ".join(str(a.line(s.node.span.start)) for s in earlier)
         var = self._bound_var(site, earlier)
         problems.extend(why for _agent, why in sorted(site.ext))
-        base = (f"in 2.4 this `{shown}` continued the conversation of {agent}'s earlier run (line {lines}), "
-                f"because 2.4 shares each agent's history between runs; {removed} and history is explicit")
+        base = (
+            f"in 2.4 this `{shown}` continued the conversation of {agent}'s earlier run (line {lines}), "
+            f"because 2.4 shares each agent's history between runs; {removed} and history is explicit"
+        )
         fixes = []
         if var is not None:
             message = f"{base}: the next turn of run `{var}` is `{agent}.continue({var}, ...)`"
             if self._empty(inputs):
-                message += (". Not rewritten: the call has no input, and 3.0 refuses to continue with an empty "
-                            "message")
+                message += ". Not rewritten: the call has no input, and 3.0 refuses to continue with an empty message"
             else:
                 edits = self._continue_edits(site, var)
                 if edits is not None:
-                    fixes.append(self._fix(f"Use `{agent}.continue({var}, ...)` (next turn of `{var}`)",
-                                           edits + output_edits, problems))
+                    fixes.append(
+                        self._fix(
+                            f"Use `{agent}.continue({var}, ...)` (next turn of `{var}`)", edits + output_edits, problems
+                        )
+                    )
                 message += self._why_not(problems, edits is None)
-            return _Finding(code, message, site.node.span.start, site.node.span.end, fixes,
-                            related=self._related(earlier, agent))
+            return _Finding(
+                code, message, site.node.span.start, site.node.span.end, fixes, related=self._related(earlier, agent)
+            )
         reason = self._unbound_reason(site, earlier)
-        message = (f"{base}, but {reason}. No automatic rewrite: bind the earlier run "
-                   f"(`r = {agent}.execute(...)`) and continue it here with `{agent}.continue(r, ...)`, or use "
-                   f"`{agent}.execute(...)` if this should be an independent task")
+        message = (
+            f"{base}, but {reason}. No automatic rewrite: bind the earlier run "
+            f"(`r = {agent}.execute(...)`) and continue it here with `{agent}.continue(r, ...)`, or use "
+            f"`{agent}.execute(...)` if this should be an independent task"
+        )
         bind = self._bind_fix(site, earlier, inputs)
         if bind is not None:
             fixes.append(bind)
-        return _Finding(code, message, site.node.span.start, site.node.span.end, fixes,
-                        related=self._related(earlier, agent))
+        return _Finding(
+            code, message, site.node.span.start, site.node.span.end, fixes, related=self._related(earlier, agent)
+        )
 
     def _related(self, earlier: list[_Site], agent: str) -> list[Related]:
-        return [Related(absolute_span(s.node.span.start, s.node.span.end), f"earlier run of {agent}")
-                for s in earlier[:3]]
+        return [
+            Related(absolute_span(s.node.span.start, s.node.span.end), f"earlier run of {agent}") for s in earlier[:3]
+        ]
 
     def _why_not(self, problems: list[str], no_edit: bool) -> str:
         if no_edit:
@@ -1195,8 +1281,9 @@ class _Findings:
             return f"that run (line {self.a.line(implicit[0].node.span.start)}) is a pipeline stage, not a value"
         unbound = [e for e in earlier if e.bound_def is None]
         if unbound:
-            return f"the earlier run's result (line {self.a.line(unbound[0].node.span.start)}) is not kept in a " \
-                   "variable"
+            return (
+                f"the earlier run's result (line {self.a.line(unbound[0].node.span.start)}) is not kept in a variable"
+            )
         names = sorted({self.a.defs[e.bound_def].name for e in earlier if e.bound_def is not None})
         if len(names) > 1:
             return f"depending on the path the latest run is held in different variables ({', '.join(names)})"
@@ -1219,11 +1306,16 @@ class _Findings:
             return None
         start = e.expr_stmt.span.start
         problems, output_edits = self._value_problems(site)
-        why = ["binding changes the earlier statement, which you should review (the spec keeps this rewrite "
-               "manual)", *problems]
-        return Fix(f"Bind the earlier run of {site.agent} to `{var}` and continue it here",
-                   tuple(_dedupe_edits([TextEdit(absolute_span(start, start), f"{var} = "), *edits, *output_edits])),
-                   safe=False, why_unsafe="; ".join(why))
+        why = [
+            "binding changes the earlier statement, which you should review (the spec keeps this rewrite manual)",
+            *problems,
+        ]
+        return Fix(
+            f"Bind the earlier run of {site.agent} to `{var}` and continue it here",
+            tuple(_dedupe_edits([TextEdit(absolute_span(start, start), f"{var} = "), *edits, *output_edits])),
+            safe=False,
+            why_unsafe="; ".join(why),
+        )
 
     # ------------------------------------------------------------------ 3.0 run checks (spec 3.3)
 
@@ -1257,51 +1349,80 @@ class _Findings:
         if site.kind == "continue":
             inputs = self._inputs(site)
             if not call.args:
-                out.append(_Finding("NXM011", f"`{agent}.continue()` needs the run to continue and the next "
-                                    "message: `continue(r, \"...\")`", *span))
+                out.append(
+                    _Finding(
+                        "NXM011",
+                        f'`{agent}.continue()` needs the run to continue and the next message: `continue(r, "...")`',
+                        *span,
+                    )
+                )
             elif self._empty(inputs):
                 what = "no input" if not inputs else "an empty input"
-                out.append(_Finding("NXM011", f"`{agent}.continue({shown}, ...)` has {what}: a new turn needs a "
-                                    "non-empty message (the runtime refuses to continue with empty input)", *span))
+                out.append(
+                    _Finding(
+                        "NXM011",
+                        f"`{agent}.continue({shown}, ...)` has {what}: a new turn needs a "
+                        "non-empty message (the runtime refuses to continue with empty input)",
+                        *span,
+                    )
+                )
         others = sorted({o.agent for o in origins if o.agent != agent})
         if others:
             lines = ", ".join(str(self.a.line(o.node.span.start)) for o in origins if o.agent != agent)
             entry = "continue" if site.kind == "continue" else "resume"
-            message = (f"`{shown}` is a run of {others[0]} (line {lines}), but `{agent}.{entry}` would "
-                       f"{'continue' if entry == 'continue' else 'resume'} it with {agent}: a run is continued or "
-                       "resumed by the agent that ran it (the agent definition must match)")
+            message = (
+                f"`{shown}` is a run of {others[0]} (line {lines}), but `{agent}.{entry}` would "
+                f"{'continue' if entry == 'continue' else 'resume'} it with {agent}: a run is continued or "
+                "resumed by the agent that ran it (the agent definition must match)"
+            )
             fixes = []
             if len(others) == 1 and site.receiver is not None:
-                fixes.append(Fix(f"Use `{others[0]}.{entry}(...)`",
-                                 (TextEdit(absolute_span(site.receiver.span.start, site.receiver.span.end),
-                                           others[0]),),
-                                 safe=False, why_unsafe=f"the turn would run {others[0]}'s definition instead of "
-                                 f"{agent}'s; check which agent you meant"))
+                fixes.append(
+                    Fix(
+                        f"Use `{others[0]}.{entry}(...)`",
+                        (TextEdit(absolute_span(site.receiver.span.start, site.receiver.span.end), others[0]),),
+                        safe=False,
+                        why_unsafe=f"the turn would run {others[0]}'s definition instead of "
+                        f"{agent}'s; check which agent you meant",
+                    )
+                )
             out.append(_Finding("NXM012", message, *span, fixes))
         if site.kind == "continue" and var is not None:
             approving = [(o.agent, tools) for o in origins for tools in [self.a.approval_tools(o.agent)] if tools]
             if approving and not self._tested(site, var):
                 origin, tools = approving[0]
-                message = (f"`{var}` may not be settled: {origin} can call `{tools[0]}`, which requires approval, "
-                           f"so its run can stop in `waiting_approval`, and continuing an unsettled run is refused "
-                           f"at run time. Test `{var}.success` (or `{var}.settled` / `{var}.status`) first, or "
-                           f"resume it with `{origin}.resume({var})` once approved")
+                message = (
+                    f"`{var}` may not be settled: {origin} can call `{tools[0]}`, which requires approval, "
+                    f"so its run can stop in `waiting_approval`, and continuing an unsettled run is refused "
+                    f"at run time. Test `{var}.success` (or `{var}.settled` / `{var}.status`) first, or "
+                    f"resume it with `{origin}.resume({var})` once approved"
+                )
                 fix = self._guard_fix(site, var)
                 out.append(_Finding("NXM010", message, *span, [fix] if fix is not None else []))
         if site.kind == "resume" and origins:
             settled_by = self._known_settled(site, var, origins)
             if settled_by:
-                out.append(_Finding("NXM013", f"`{shown}` is known to be settled here ({settled_by}): a settled "
-                                    f"run is continued, not resumed, and resuming it is refused at run time; use "
-                                    f"`{agent}.continue({shown}, \"...\")` for a new turn", *span))
+                out.append(
+                    _Finding(
+                        "NXM013",
+                        f"`{shown}` is known to be settled here ({settled_by}): a settled "
+                        f"run is continued, not resumed, and resuming it is refused at run time; use "
+                        f'`{agent}.continue({shown}, "...")` for a new turn',
+                        *span,
+                    )
+                )
         return out
 
     @staticmethod
     def _mentions(cond: t.Condition, var: str) -> bool:
         for part in cond.parts:
             for node in t.walk(part):
-                if isinstance(node, t.Member) and node.name in ("success", "settled", "status") and isinstance(
-                        node.obj, t.Name) and node.obj.id == var:
+                if (
+                    isinstance(node, t.Member)
+                    and node.name in ("success", "settled", "status")
+                    and isinstance(node.obj, t.Name)
+                    and node.obj.id == var
+                ):
                     return True
         return False
 
@@ -1314,16 +1435,29 @@ class _Findings:
                 if guard.branch != "then" or "or" in guard.condition.operators:
                     continue
                 for part in guard.condition.parts:
-                    if isinstance(part, t.Member) and isinstance(part.obj, t.Name) and part.obj.id == var and \
-                            part.name in ("success", "settled"):
+                    if (
+                        isinstance(part, t.Member)
+                        and isinstance(part.obj, t.Name)
+                        and part.obj.id == var
+                        and part.name in ("success", "settled")
+                    ):
                         return f"inside `if ({var}.{part.name})`"
                     if isinstance(part, t.BinaryOp) and part.op == "==":
                         sides = (part.left, part.right)
-                        member = next((s for s in sides if isinstance(s, t.Member) and s.name == "status"
-                                       and isinstance(s.obj, t.Name) and s.obj.id == var), None)
+                        member = next(
+                            (
+                                s
+                                for s in sides
+                                if isinstance(s, t.Member)
+                                and s.name == "status"
+                                and isinstance(s.obj, t.Name)
+                                and s.obj.id == var
+                            ),
+                            None,
+                        )
                         literal = next((s for s in sides if isinstance(s, t.StringLit)), None)
                         if member is not None and literal is not None and literal.value in _SETTLED_STATUSES:
-                            return f"inside `if ({var}.status == \"{literal.value}\")`"
+                            return f'inside `if ({var}.status == "{literal.value}")`'
         agents = {o.agent for o in origins}
         if all(self.a.tools_all_known(a) and not self.a.approval_tools(a) for a in agents):
             names = ", ".join(sorted(agents))
@@ -1337,15 +1471,21 @@ class _Findings:
         start, end = stmt.span.start, stmt.span.end
         line_start = self.text.rfind("\n", 0, start) + 1
         indent = self.text[line_start:start]
-        why = (f"the turn (and everything in the statement) is skipped when `{var}` did not succeed; decide what "
-               "should happen then (for example resume it after approval)")
+        why = (
+            f"the turn (and everything in the statement) is skipped when `{var}` did not succeed; decide what "
+            "should happen then (for example resume it after approval)"
+        )
         title = f"Continue only if `{var}.success`"
         if indent.strip():
-            edits = (TextEdit(absolute_span(start, start), f"if ({var}.success) {{ "),
-                     TextEdit(absolute_span(end, end), " }"))
+            edits = (
+                TextEdit(absolute_span(start, start), f"if ({var}.success) {{ "),
+                TextEdit(absolute_span(end, end), " }"),
+            )
         else:
-            edits = (TextEdit(absolute_span(start, start), f"if ({var}.success) {{\n{indent}    "),
-                     TextEdit(absolute_span(end, end), f"\n{indent}}}"))
+            edits = (
+                TextEdit(absolute_span(start, start), f"if ({var}.success) {{\n{indent}    "),
+                TextEdit(absolute_span(end, end), f"\n{indent}}}"),
+            )
         return Fix(title, edits, safe=False, why_unsafe=why)
 
     # ------------------------------------------------------------------ approvals and human helpers
@@ -1353,27 +1493,34 @@ class _Findings:
     def _hitl_finding(self, call: t.Call, helper: str, unit: _Unit) -> _Finding:
         where = unit.label or "this flow"
         if helper in ("approve_request", "reject_request"):
-            what = (f"`{helper}(...)` in {where} only edits a 2.x in-memory approval record (it never wakes a "
-                    "waiting flow)")
+            what = (
+                f"`{helper}(...)` in {where} only edits a 2.x in-memory approval record (it never wakes a waiting flow)"
+            )
         elif helper == "ask_human":
             what = f"`ask_human(...)` in {where} reads a person's answer from the terminal (2.x)"
         else:
             what = f"`{helper}(...)` in {where} blocks the flow until a person answers (2.x human-in-the-loop)"
-        message = (f"{what}; in Nexa 3.0 approvals belong to tools: declare `approval: \"required\"` on the tool "
-                   "that needs a person's consent; its calls then pause the run in `waiting_approval` until "
-                   "approved or denied, and the flow resumes it with `Agent.resume(r)`")
+        message = (
+            f'{what}; in Nexa 3.0 approvals belong to tools: declare `approval: "required"` on the tool '
+            "that needs a person's consent; its calls then pause the run in `waiting_approval` until "
+            "approved or denied, and the flow resumes it with `Agent.resume(r)`"
+        )
         return _Finding("NXM005", message, call.span.start, call.span.end)
 
     def _approval_tool_names(self) -> list[str]:
         notes = []
         for tool in self.a.tools.values():
             if tool.approval == "required":
-                notes.append(f"tool `{tool.name}` declares `approval: \"required\"`: on Nexa 3.0 its calls pause "
-                             "the run until approved")
+                notes.append(
+                    f'tool `{tool.name}` declares `approval: "required"`: on Nexa 3.0 its calls pause '
+                    "the run until approved"
+                )
         for function in self.a.tool_functions.values():
             if function.requires_approval:
-                notes.append(f"`@tool` `{function.name}` has `requires_approval: true`: on Nexa 3.0 its calls pause "
-                             "the run until approved")
+                notes.append(
+                    f"`@tool` `{function.name}` has `requires_approval: true`: on Nexa 3.0 its calls pause "
+                    "the run until approved"
+                )
         return notes
 
     def _approval_findings(self) -> None:
@@ -1381,21 +1528,31 @@ class _Findings:
             prop = tool.get_property("approval")
             if prop is None:
                 continue
-            self.findings.append(_Finding(
-                "NXM004",
-                f"`approval:` on tool `{tool.name}` has no effect on the 2.4 compatibility path: the tool is "
-                "called without asking. In Nexa 3.0, `approval: \"required\"` pauses the run in "
-                "`waiting_approval` before each call until it is approved or denied",
-                prop.span.start, prop.span.end, unnecessary=True))
+            self.findings.append(
+                _Finding(
+                    "NXM004",
+                    f"`approval:` on tool `{tool.name}` has no effect on the 2.4 compatibility path: the tool is "
+                    'called without asking. In Nexa 3.0, `approval: "required"` pauses the run in '
+                    "`waiting_approval` before each call until it is approved or denied",
+                    prop.span.start,
+                    prop.span.end,
+                    unnecessary=True,
+                )
+            )
         for function in self.a.tool_functions.values():
             for prop in function.config:
                 if prop.key == "requires_approval" and prop.value.value is True:
-                    self.findings.append(_Finding(
-                        "NXM004",
-                        f"`requires_approval: true` on `@tool` `{function.name}` is recorded but never enforced "
-                        "on the 2.4 path (2.x agents call the tool without asking). In Nexa 3.0 its calls pause "
-                        "the run in `waiting_approval` until approved or denied",
-                        prop.span.start, prop.span.end, unnecessary=True))
+                    self.findings.append(
+                        _Finding(
+                            "NXM004",
+                            f"`requires_approval: true` on `@tool` `{function.name}` is recorded but never enforced "
+                            "on the 2.4 path (2.x agents call the tool without asking). In Nexa 3.0 its calls pause "
+                            "the run in `waiting_approval` until approved or denied",
+                            prop.span.start,
+                            prop.span.end,
+                            unnecessary=True,
+                        )
+                    )
         for note in self._approval_tool_names():
             self.notes.append(note)
 
@@ -1486,21 +1643,39 @@ def _declaration_edit(source: SourceFile) -> TextEdit | None:
 
 
 def _to_diagnostic(f: _Finding, path: VersionPath, with_fixes: bool = True) -> Diagnostic:
-    return Diagnostic(f.code, f.message, absolute_span(f.start, f.end), migration_severity(f.code, path),
-                      tuple(f.fixes) if with_fixes else (), tuple(f.related), f.unnecessary)
+    return Diagnostic(
+        f.code,
+        f.message,
+        absolute_span(f.start, f.end),
+        migration_severity(f.code, path),
+        tuple(f.fixes) if with_fixes else (),
+        tuple(f.related),
+        f.unnecessary,
+    )
 
 
 def _plan(source: SourceFile, analysis: _Analysis) -> _Plan:
     blockers: list[Diagnostic] = []
     decl = source.version.declaration
     if decl is not None and decl.problem is not None:
-        blockers.append(Diagnostic("NX010" if decl.problem == "unsupported" else "NX013",
-                                   f"the version declaration `{source.text[decl.start:decl.end]}` is not usable: "
-                                   "fix it (or remove it) before migrating",
-                                   absolute_span(decl.start, decl.end), Severity.ERROR))
+        blockers.append(
+            Diagnostic(
+                "NX010" if decl.problem == "unsupported" else "NX013",
+                f"the version declaration `{source.text[decl.start : decl.end]}` is not usable: "
+                "fix it (or remove it) before migrating",
+                absolute_span(decl.start, decl.end),
+                Severity.ERROR,
+            )
+        )
     if analysis.too_deep:
-        blockers.append(Diagnostic("NXM001", "the file is nested too deeply to analyse its runs: migrate it by hand",
-                                   absolute_span(0, 0), Severity.ERROR))
+        blockers.append(
+            Diagnostic(
+                "NXM001",
+                "the file is nested too deeply to analyse its runs: migrate it by hand",
+                absolute_span(0, 0),
+                Severity.ERROR,
+            )
+        )
     syntax = [d for d in source.diagnostics if d.severity is Severity.ERROR and d.code not in ("NX010", "NX013")]
     if syntax:
         blockers.extend(syntax)
@@ -1513,16 +1688,28 @@ def _plan(source: SourceFile, analysis: _Analysis) -> _Plan:
         if finding.blocks:
             blockers.append(diagnostic)
             continue
-        if not finding.fixes or not finding.fixes[0].safe or MIGRATION_CODES[finding.code].severity is not \
-                Severity.ERROR:
+        if (
+            not finding.fixes
+            or not finding.fixes[0].safe
+            or MIGRATION_CODES[finding.code].severity is not Severity.ERROR
+        ):
             continue
         fix = finding.fixes[0]
-        new = [e for e in fix.edits if (e.span.start, e.span.end) not in occupied
-               or occupied[(e.span.start, e.span.end)] != e.new_text]
+        new = [
+            e
+            for e in fix.edits
+            if (e.span.start, e.span.end) not in occupied or occupied[(e.span.start, e.span.end)] != e.new_text
+        ]
         if any(_overlaps_any(e, taken) for e in new):
-            blockers.append(Diagnostic(finding.code, finding.message + " (its rewrite overlaps another one; "
-                                       "migrate again after fixing this call by hand)", diagnostic.span,
-                                       Severity.ERROR))
+            blockers.append(
+                Diagnostic(
+                    finding.code,
+                    finding.message + " (its rewrite overlaps another one; "
+                    "migrate again after fixing this call by hand)",
+                    diagnostic.span,
+                    Severity.ERROR,
+                )
+            )
             continue
         for e in new:
             occupied[(e.span.start, e.span.end)] = e.new_text
@@ -1606,8 +1793,11 @@ def migrate_source(text: str, source: SourceFile | None = None) -> MigrationResu
     for d in errors:
         start = _original_offset(d.span.start, plan.edits)
         line = reparsed.lines.line_of(d.span.start) + 1
-        problems.append(Diagnostic(d.code, f"after migration, line {line}: {d.message}",
-                                   absolute_span(start, start), Severity.ERROR))
+        problems.append(
+            Diagnostic(
+                d.code, f"after migration, line {line}: {d.message}", absolute_span(start, start), Severity.ERROR
+            )
+        )
     if problems:
         return MigrationResult(text, text, (), tuple(problems), (), tuple(plan.notes), was_30)
     ordered = tuple(sorted(plan.edits, key=lambda e: (e.span.start, e.span.end)))
@@ -1742,22 +1932,31 @@ def _migration_diagnostics(source: SourceFile, hints_on_24: bool) -> list[Diagno
     broken = any(d.severity is Severity.ERROR for d in source.diagnostics)
     if source.version.declaration is None and source.text.strip() and not broken:
         plan = _plan(source, analysis)
-        message = ("no version declaration: this file follows the Nexa 2.4 compatibility path (a run returns "
-                   "text and each agent's history is shared implicitly between runs). Nexa 3.0 makes runs values "
-                   "with explicit entries (`execute`, `continue`, `resume`) and enforces tool approvals; migrate "
-                   "with `nexa-lsp check --migrate` or the \"Migrate this file to Nexa 3.0\" action")
+        message = (
+            "no version declaration: this file follows the Nexa 2.4 compatibility path (a run returns "
+            "text and each agent's history is shared implicitly between runs). Nexa 3.0 makes runs values "
+            "with explicit entries (`execute`, `continue`, `resume`) and enforces tool approvals; migrate "
+            'with `nexa-lsp check --migrate` or the "Migrate this file to Nexa 3.0" action'
+        )
         fixes: tuple[Fix, ...] = ()
         if plan.blockers:
             first = plan.blockers[0]
             line = source.lines.line_of(first.span.start) + 1
             count = len(plan.blockers)
-            message += (f". Automatic migration is blocked by {count} finding{'s' if count != 1 else ''} that "
-                        f"need{'s' if count == 1 else ''} a manual change (first: line {line}, {first.code})")
+            message += (
+                f". Automatic migration is blocked by {count} finding{'s' if count != 1 else ''} that "
+                f"need{'s' if count == 1 else ''} a manual change (first: line {line}, {first.code})"
+            )
         else:
-            fixes = (Fix("Migrate this file to Nexa 3.0", tuple(sorted(plan.edits, key=lambda e: e.span.start)),
-                         safe=False,
-                         why_unsafe="moves the whole file to the Nexa 3.0 path (runs become values, declared tool "
-                         "approvals start to apply); every rewrite in it keeps the meaning, but review the result "
-                         "as a whole"),)
+            fixes = (
+                Fix(
+                    "Migrate this file to Nexa 3.0",
+                    tuple(sorted(plan.edits, key=lambda e: e.span.start)),
+                    safe=False,
+                    why_unsafe="moves the whole file to the Nexa 3.0 path (runs become values, declared tool "
+                    "approvals start to apply); every rewrite in it keeps the meaning, but review the result "
+                    "as a whole",
+                ),
+            )
         out.append(Diagnostic("NXM001", message, _first_line_span(source.text), Severity.HINT, fixes))
     return out

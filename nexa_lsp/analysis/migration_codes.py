@@ -19,13 +19,14 @@ E, W, H = Severity.ERROR, Severity.WARNING, Severity.HINT
 MIGRATION_CODES: dict[str, CodeInfo] = {
     # spec section 4: migration lints
     "NXM001": CodeInfo("no version declaration: the file follows the 2.4 compatibility path", H, "migration"),
-    "NXM002": CodeInfo("`Agent.run(...)`, first run of the agent in a flow: use `Agent.execute(...)`", E,
-                       "migration"),
-    "NXM003": CodeInfo("`Agent.run(...)` after an earlier run of the agent: history is explicit in 3.0", E,
-                       "migration"),
+    "NXM002": CodeInfo("`Agent.run(...)`, first run of the agent in a flow: use `Agent.execute(...)`", E, "migration"),
+    "NXM003": CodeInfo(
+        "`Agent.run(...)` after an earlier run of the agent: history is explicit in 3.0", E, "migration"
+    ),
     "NXM004": CodeInfo("tool approval has no effect on the 2.4 path", H, "migration"),
-    "NXM005": CodeInfo("2.x human-approval helper in a flow: declare `approval: \"required\"` on the tool", E,
-                       "migration"),
+    "NXM005": CodeInfo(
+        '2.x human-approval helper in a flow: declare `approval: "required"` on the tool', E, "migration"
+    ),
     "NXM006": CodeInfo("`Agent.run` used without a call", E, "migration"),
     # spec section 3.3: static run checks of the 3.0 path
     "NXM010": CodeInfo("continuing a run that may not be settled", W, "runs"),

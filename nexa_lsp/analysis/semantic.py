@@ -45,38 +45,68 @@ class PropertySpec:
     on_30_only: bool = False
 
 
-def _p(kinds: Iterable[ValueKind], summary: str, values: tuple[str, ...] = (), snippet: str = "$1",
-       on_30_only: bool = False) -> PropertySpec:
+def _p(
+    kinds: Iterable[ValueKind],
+    summary: str,
+    values: tuple[str, ...] = (),
+    snippet: str = "$1",
+    on_30_only: bool = False,
+) -> PropertySpec:
     return PropertySpec(frozenset(kinds), summary, values, snippet, on_30_only)
 
 
-S, MS, N, INT, B, L, OBJ = (ValueKind.STRING, ValueKind.MULTILINE_STRING, ValueKind.NAME, ValueKind.INT,
-                          ValueKind.BOOL, ValueKind.LIST, ValueKind.OBJECT)
+S, MS, N, INT, B, L, OBJ = (
+    ValueKind.STRING,
+    ValueKind.MULTILINE_STRING,
+    ValueKind.NAME,
+    ValueKind.INT,
+    ValueKind.BOOL,
+    ValueKind.LIST,
+    ValueKind.OBJECT,
+)
 
 #: Agent properties the runtime reads (reference section 5.2).
 AGENT_PROPERTIES: dict[str, PropertySpec] = {
     "prompt": _p((S, MS), "The system instruction of the agent.", snippet='"$1"'),
     "role": _p((S, MS), "Prepended to the system prompt as `Role: <role>.`", snippet='"$1"'),
-    "model": _p((S, L), 'Model name; `"provider/model"` selects the provider. A list `["m1", fallback: "m2"]` '
-                "names fallbacks. Default: the configured strong model.", snippet='"$1"'),
-    "memory": _p((N, S), "Conversation memory: `local` (default), `shared` or `persistent` (saved to disk).",
-                 ("local", "shared", "persistent"), snippet="${1|local,shared,persistent|}"),
-    "stream": _p((B,), "Stream tokens to stdout (only for agents without tools and protocol).",
-                 ("true", "false"), snippet="${1|true,false|}"),
-    "cache": _p((B,), "Cache responses (exact and semantic), persisted on disk.", ("true", "false"),
-                snippet="${1|true,false|}"),
+    "model": _p(
+        (S, L),
+        'Model name; `"provider/model"` selects the provider. A list `["m1", fallback: "m2"]` '
+        "names fallbacks. Default: the configured strong model.",
+        snippet='"$1"',
+    ),
+    "memory": _p(
+        (N, S),
+        "Conversation memory: `local` (default), `shared` or `persistent` (saved to disk).",
+        ("local", "shared", "persistent"),
+        snippet="${1|local,shared,persistent|}",
+    ),
+    "stream": _p(
+        (B,),
+        "Stream tokens to stdout (only for agents without tools and protocol).",
+        ("true", "false"),
+        snippet="${1|true,false|}",
+    ),
+    "cache": _p(
+        (B,), "Cache responses (exact and semantic), persisted on disk.", ("true", "false"), snippet="${1|true,false|}"
+    ),
     "max_history_turns": _p((INT,), "Summarise history beyond this many user turns.", snippet="${1:10}"),
-    "experience": _p((S,), "A file whose content is appended to the system prompt when it exists.",
-                     snippet='"$1"'),
+    "experience": _p((S,), "A file whose content is appended to the system prompt when it exists.", snippet='"$1"'),
     "timeout": _p((INT,), "Seconds per model call (default 30).", snippet="${1:30}"),
     "retry": _p((INT,), "Retries on timeout or protocol validation failure (default 3).", snippet="${1:3}"),
     "output_format": _p((S,), '`"json"` requests JSON output (default `""`).', snippet='"${1:json}"'),
-    "output_schema": _p((OBJ,), 'Field name -> `"string"`, `"number"`, `"integer"` or `"boolean"`; used with '
-                        '`output_format: "json"`.', snippet='{"$1": "${2:string}"}'),
+    "output_schema": _p(
+        (OBJ,),
+        'Field name -> `"string"`, `"number"`, `"integer"` or `"boolean"`; used with `output_format: "json"`.',
+        snippet='{"$1": "${2:string}"}',
+    ),
     "max_tool_calls": _p((INT,), "Maximum tool-call rounds per run (default 10).", snippet="${1:10}"),
-    "tool_call_strategy": _p((S,), '`"auto"` (default), `"required"` (the first round must call a tool) or '
-                             '`"none"` (tools removed).', ("auto", "required", "none"),
-                             snippet='"${1|auto,required,none|}"'),
+    "tool_call_strategy": _p(
+        (S,),
+        '`"auto"` (default), `"required"` (the first round must call a tool) or `"none"` (tools removed).',
+        ("auto", "required", "none"),
+        snippet='"${1|auto,required,none|}"',
+    ),
 }
 
 #: Keys that sources and docs use but no runtime reads.
@@ -97,19 +127,26 @@ CONTEXT_PROPERTIES: dict[str, PropertySpec] = {
     "input_schema": _p((N,), "Protocol the incoming context must match.", snippet="$1"),
     "output_schema": _p((N,), "Protocol the outgoing context must match.", snippet="$1"),
     "max_history_turns": _p((INT,), "Summarise history beyond this many user turns.", snippet="${1:10}"),
-    "inherit": _p((L,), "What to take over from the previous stage, e.g. `[messages, artifacts]`.",
-                  snippet="[${1:messages}]"),
+    "inherit": _p(
+        (L,), "What to take over from the previous stage, e.g. `[messages, artifacts]`.", snippet="[${1:messages}]"
+    ),
 }
 
 #: Keys of a `tool Name { ... }` body.
 TOOL_PROPERTIES: dict[str, PropertySpec] = {
     "description": _p((S,), "What the tool does (shown to the model).", snippet='"$1"'),
-    "parameters": _p((OBJ,), 'Parameter name -> type description, e.g. `{"query": "string"}`.',
-                     snippet='{"$1": "${2:string}"}'),
+    "parameters": _p(
+        (OBJ,), 'Parameter name -> type description, e.g. `{"query": "string"}`.', snippet='{"$1": "${2:string}"}'
+    ),
     "mcp": _p((S,), "An MCP server URI that provides the tool.", snippet='"$1"'),
     "python": _p((S,), "A Python callable (`module.function`) that implements the tool.", snippet='"$1"'),
-    "approval": _p((S,), 'Nexa 3.0: `"required"` pauses the run in `waiting_approval` before each call.',
-                   ("required",), snippet='"required"', on_30_only=True),
+    "approval": _p(
+        (S,),
+        'Nexa 3.0: `"required"` pauses the run in `waiting_approval` before each call.',
+        ("required",),
+        snippet='"required"',
+        on_30_only=True,
+    ),
 }
 
 
@@ -126,8 +163,17 @@ def _kind_words(kinds: frozenset[ValueKind]) -> str:
     words = []
     for kind in order:
         if kind in kinds and not (kind is MS and S in kinds):
-            words.append({S: "a string", MS: "a string", N: "a name", INT: "an integer", B: "true or false",
-                          L: "a list", OBJ: "an object"}[kind])
+            words.append(
+                {
+                    S: "a string",
+                    MS: "a string",
+                    N: "a name",
+                    INT: "an integer",
+                    B: "true or false",
+                    L: "a list",
+                    OBJ: "an object",
+                }[kind]
+            )
     return " or ".join(words)
 
 
@@ -140,11 +186,19 @@ def _value_fix(value: t.Value, spec: PropertySpec) -> Fix | None:
     if B in spec.kinds and stripped in ("true", "false"):
         if stripped == "true":
             return Fix("Write `true` without quotes", (TextEdit(value.span, "true"),))
-        return Fix("Write `false` without quotes", (TextEdit(value.span, "false"),), safe=False,
-                   why_unsafe='Nexa 2.x treats the string "false" as true; the fix turns the switch off')
+        return Fix(
+            "Write `false` without quotes",
+            (TextEdit(value.span, "false"),),
+            safe=False,
+            why_unsafe='Nexa 2.x treats the string "false" as true; the fix turns the switch off',
+        )
     if INT in spec.kinds and stripped.isdigit():
-        return Fix(f"Write {stripped} as a number", (TextEdit(value.span, stripped),), safe=False,
-                   why_unsafe="the runtime receives a number instead of text")
+        return Fix(
+            f"Write {stripped} as a number",
+            (TextEdit(value.span, stripped),),
+            safe=False,
+            why_unsafe="the runtime receives a number instead of text",
+        )
     return None
 
 
@@ -153,14 +207,23 @@ def _check_property(prop: t.Property, spec: PropertySpec, code_kind: str, where:
     value = prop.value
     if value.kind not in spec.kinds:
         fix = _value_fix(value, spec)
-        out.append(Diagnostic(
-            "NX121",
-            f"`{prop.key}` {where} takes {_kind_words(spec.kinds)}, not {_article(value.kind)}",
-            value.span, Severity.WARNING, (fix,) if fix else (),
-        ))
+        out.append(
+            Diagnostic(
+                "NX121",
+                f"`{prop.key}` {where} takes {_kind_words(spec.kinds)}, not {_article(value.kind)}",
+                value.span,
+                Severity.WARNING,
+                (fix,) if fix else (),
+            )
+        )
         return out
-    if (spec.values and value.kind in (N, S) and isinstance(value.value, str) and value.value.strip()
-            and value.value not in spec.values):
+    if (
+        spec.values
+        and value.kind in (N, S)
+        and isinstance(value.value, str)
+        and value.value.strip()
+        and value.value not in spec.values
+    ):
         guess = _did_you_mean(value.value, spec.values)
         allowed = ", ".join(f"`{v}`" for v in spec.values)
         message = f"`{value.value}` is not a value of `{prop.key}` ({code_kind}): use {allowed}"
@@ -168,8 +231,14 @@ def _check_property(prop: t.Property, spec: PropertySpec, code_kind: str, where:
         if guess is not None:
             message += f"; did you mean `{guess}`?"
             new_text = f'"{guess}"' if value.kind is S else guess
-            fixes = (Fix(f"Change to `{guess}`", (TextEdit(value.span, new_text),), safe=False,
-                         why_unsafe="changes the setting the runtime receives"),)
+            fixes = (
+                Fix(
+                    f"Change to `{guess}`",
+                    (TextEdit(value.span, new_text),),
+                    safe=False,
+                    why_unsafe="changes the setting the runtime receives",
+                ),
+            )
         out.append(Diagnostic("NX122", message, value.span, Severity.WARNING, fixes))
     return out
 
@@ -190,18 +259,29 @@ def _agent_property_diagnostics(agent: t.AgentDecl) -> list[Diagnostic]:
             out.extend(_check_property(prop, spec, "agent property", "in an agent"))
             continue
         if prop.key in IGNORED_AGENT_PROPERTIES:
-            out.append(Diagnostic(
-                "NX124", f"`{prop.key}` has no effect on an agent: {IGNORED_AGENT_PROPERTIES[prop.key]}",
-                prop.key_span, Severity.HINT, unnecessary=True,
-            ))
+            out.append(
+                Diagnostic(
+                    "NX124",
+                    f"`{prop.key}` has no effect on an agent: {IGNORED_AGENT_PROPERTIES[prop.key]}",
+                    prop.key_span,
+                    Severity.HINT,
+                    unnecessary=True,
+                )
+            )
             continue
         guess = _did_you_mean(prop.key, AGENT_PROPERTIES)
         message = f"`{prop.key}` is not an agent property the runtime reads; it is ignored"
         fixes: tuple[Fix, ...] = ()
         if guess is not None:
             message += f"; did you mean `{guess}`?"
-            fixes = (Fix(f"Change to `{guess}`", (TextEdit(prop.key_span, guess),), safe=False,
-                         why_unsafe=f"the runtime starts reading the value as `{guess}`"),)
+            fixes = (
+                Fix(
+                    f"Change to `{guess}`",
+                    (TextEdit(prop.key_span, guess),),
+                    safe=False,
+                    why_unsafe=f"the runtime starts reading the value as `{guess}`",
+                ),
+            )
         out.append(Diagnostic("NX120", message, prop.key_span, Severity.WARNING, fixes))
     for block in agent.context_blocks:
         for entry in block.entries:
@@ -210,13 +290,20 @@ def _agent_property_diagnostics(agent: t.AgentDecl) -> list[Diagnostic]:
                 out.extend(_check_property(entry, spec, "context property", "in `context { }`"))
                 continue
             guess = _did_you_mean(entry.key, CONTEXT_PROPERTIES)
-            message = (f"`{entry.key}` is not a context property (use "
-                       + ", ".join(f"`{k}`" for k in CONTEXT_PROPERTIES) + ")")
+            message = (
+                f"`{entry.key}` is not a context property (use " + ", ".join(f"`{k}`" for k in CONTEXT_PROPERTIES) + ")"
+            )
             fixes = ()
             if guess is not None:
                 message += f"; did you mean `{guess}`?"
-                fixes = (Fix(f"Change to `{guess}`", (TextEdit(entry.key_span, guess),), safe=False,
-                             why_unsafe=f"the runtime starts reading the value as `{guess}`"),)
+                fixes = (
+                    Fix(
+                        f"Change to `{guess}`",
+                        (TextEdit(entry.key_span, guess),),
+                        safe=False,
+                        why_unsafe=f"the runtime starts reading the value as `{guess}`",
+                    ),
+                )
             out.append(Diagnostic("NX123", message, entry.key_span, Severity.WARNING, fixes))
     return out
 
@@ -257,8 +344,14 @@ def _undefined(analysis: Analysis, name: str, span: t.Span, role: RefRole) -> Di
     fixes: tuple[Fix, ...] = ()
     if guess is not None:
         message += f"; did you mean `{guess}`?"
-        fixes = (Fix(f"Change to `{guess}`", (TextEdit(span, guess),), safe=False,
-                     why_unsafe=f"`{name}` may be declared in a file that includes this one"),)
+        fixes = (
+            Fix(
+                f"Change to `{guess}`",
+                (TextEdit(span, guess),),
+                safe=False,
+                why_unsafe=f"`{name}` may be declared in a file that includes this one",
+            ),
+        )
     return Diagnostic(code, message, span, Severity.WARNING, fixes)
 
 
@@ -303,21 +396,37 @@ def _reference_diagnostics(analysis: Analysis) -> list[Diagnostic]:
             out.append(_undefined(analysis, ref.name, ref.span, ref.role))
             continue
         if ref.role is RefRole.USES:
-            out.append(Diagnostic(
-                "NX150", f"`uses {ref.name}`: `{ref.name}` is {_a(_describe(symbol))}; an agent uses tools, "
-                "other agents, `std.*` namespaces, skill files (\"path.md\") and `mcp:\"uri\"` servers",
-                ref.span, Severity.ERROR, related=_related(symbol),
-            ))
+            out.append(
+                Diagnostic(
+                    "NX150",
+                    f"`uses {ref.name}`: `{ref.name}` is {_a(_describe(symbol))}; an agent uses tools, "
+                    'other agents, `std.*` namespaces, skill files ("path.md") and `mcp:"uri"` servers',
+                    ref.span,
+                    Severity.ERROR,
+                    related=_related(symbol),
+                )
+            )
         elif ref.role is RefRole.RUN_RECEIVER:
-            out.append(Diagnostic(
-                "NX151", f"`{ref.name}` is {_a(_describe(symbol))}, not an agent: only agents have run entries "
-                "(`.run`, `.execute`, `.continue`, `.resume`)", ref.span, Severity.ERROR, related=_related(symbol),
-            ))
+            out.append(
+                Diagnostic(
+                    "NX151",
+                    f"`{ref.name}` is {_a(_describe(symbol))}, not an agent: only agents have run entries "
+                    "(`.run`, `.execute`, `.continue`, `.resume`)",
+                    ref.span,
+                    Severity.ERROR,
+                    related=_related(symbol),
+                )
+            )
         elif ref.role is RefRole.PROTOCOL:
-            out.append(Diagnostic(
-                "NX152", f"`implements {ref.name}`: `{ref.name}` is {_a(_describe(symbol))}, not a protocol",
-                ref.span, Severity.ERROR, related=_related(symbol),
-            ))
+            out.append(
+                Diagnostic(
+                    "NX152",
+                    f"`implements {ref.name}`: `{ref.name}` is {_a(_describe(symbol))}, not a protocol",
+                    ref.span,
+                    Severity.ERROR,
+                    related=_related(symbol),
+                )
+            )
     return out
 
 
@@ -332,19 +441,28 @@ def _declaration_diagnostics(analysis: Analysis) -> list[Diagnostic]:
     for name, decls in analysis.file.declarations.items():
         first = decls[0]
         for later in decls[1:]:
-            out.append(Diagnostic(
-                "NX110", f"`{name}` is already declared in this file (as {_a(_kind_of(first))}); rename one of them",
-                later.name_span, Severity.ERROR, related=(Related(first.name_span, "first declared here"),),
-            ))
+            out.append(
+                Diagnostic(
+                    "NX110",
+                    f"`{name}` is already declared in this file (as {_a(_kind_of(first))}); rename one of them",
+                    later.name_span,
+                    Severity.ERROR,
+                    related=(Related(first.name_span, "first declared here"),),
+                )
+            )
         outside = [s for s in analysis.scope.get(name, ()) if s.include is not None]
         if outside:
             other = outside[0]
             assert other.include is not None
-            out.append(Diagnostic(
-                "NX111", f"`{name}` is also declared in the included file \"{other.include.include.name}\" "
-                f"(as {_a(other.kind.value)}); both declarations end up in one program",
-                first.name_span, Severity.WARNING,
-            ))
+            out.append(
+                Diagnostic(
+                    "NX111",
+                    f'`{name}` is also declared in the included file "{other.include.include.name}" '
+                    f"(as {_a(other.kind.value)}); both declarations end up in one program",
+                    first.name_span,
+                    Severity.WARNING,
+                )
+            )
     return out
 
 
@@ -357,10 +475,14 @@ def _include_diagnostics(analysis: Analysis) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for inc in analysis.includes:
         if inc.missing:
-            out.append(Diagnostic(
-                "NX140", f"included file \"{inc.include.name}\" not found (looked next to this file and in "
-                "stdlib/)", inc.include.span, Severity.ERROR,
-            ))
+            out.append(
+                Diagnostic(
+                    "NX140",
+                    f'included file "{inc.include.name}" not found (looked next to this file and in stdlib/)',
+                    inc.include.span,
+                    Severity.ERROR,
+                )
+            )
     return out
 
 
@@ -381,10 +503,15 @@ def _unused_tool_diagnostics(analysis: Analysis) -> list[Diagnostic]:
     for tool in tools:
         if tool.name in used or (auto_attach and isinstance(tool, t.ToolFunction)):
             continue
-        out.append(Diagnostic(
-            "NX130", f"tool `{tool.name}` is never used: no agent lists it after `uses` and no flow calls it",
-            tool.name_span, Severity.WARNING, unnecessary=True,
-        ))
+        out.append(
+            Diagnostic(
+                "NX130",
+                f"tool `{tool.name}` is never used: no agent lists it after `uses` and no flow calls it",
+                tool.name_span,
+                Severity.WARNING,
+                unnecessary=True,
+            )
+        )
     return out
 
 

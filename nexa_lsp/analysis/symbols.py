@@ -84,8 +84,26 @@ class RefRole(enum.Enum):
 
 #: Type words that never name a declaration.
 BUILTIN_TYPES = frozenset(
-    {"str", "int", "float", "bool", "unit", "list", "dict", "Option", "Result", "string", "number", "integer",
-     "boolean", "any", "object", "array", "true", "false"}
+    {
+        "str",
+        "int",
+        "float",
+        "bool",
+        "unit",
+        "list",
+        "dict",
+        "Option",
+        "Result",
+        "string",
+        "number",
+        "integer",
+        "boolean",
+        "any",
+        "object",
+        "array",
+        "true",
+        "false",
+    }
 )
 #: Names with a built-in meaning inside flows (never references to declarations).
 BUILTIN_NAMES = frozenset({"std", "join", "img", "print", "input", "exit", "secret", "len", "str", "int"})
@@ -351,8 +369,9 @@ class _Collector:
                 self.body(member.body)
                 self.close_scope()
 
-    def flow_like(self, owner: t.Node, params: list[t.Param], body: t.Block | None,
-                  contracts: list[t.Contract]) -> None:
+    def flow_like(
+        self, owner: t.Node, params: list[t.Param], body: t.Block | None, contracts: list[t.Contract]
+    ) -> None:
         scope = self.open_scope(owner)
         for param in params:
             var = scope.bind(param.name, param.name_span, "parameter")
@@ -843,8 +862,9 @@ def analyze(source: SourceFile, path: Path | None = None, locate: IncludeLocator
     scope: dict[str, list[Symbol]] = dict(own.symbols)  # the file's own lists are shared, never changed
     include_facts: list[tuple[str, str, int | None, bool]] = []
     for inc in includes:
-        include_facts.append((inc.include.name, str(inc.path), inc.symbols.signature if inc.symbols else None,
-                              inc.secrets))
+        include_facts.append(
+            (inc.include.name, str(inc.path), inc.symbols.signature if inc.symbols else None, inc.secrets)
+        )
         if inc.symbols is None:
             continue
         for name, decls in inc.symbols.declarations.items():

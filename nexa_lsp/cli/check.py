@@ -41,9 +41,12 @@ def register(sub: Any) -> None:
     parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     parser.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes")
     parser.add_argument("--diff", action="store_true", help="print fixes as a unified diff instead of writing")
-    parser.add_argument("--migrate", action="store_true",
-                        help="convert files to Nexa 3.0 (version declaration plus safe rewrites); a file that "
-                        "cannot be converted completely is left unchanged and what blocks it is reported")
+    parser.add_argument(
+        "--migrate",
+        action="store_true",
+        help="convert files to Nexa 3.0 (version declaration plus safe rewrites); a file that "
+        "cannot be converted completely is left unchanged and what blocks it is reported",
+    )
     parser.add_argument("--no-migration-hints", action="store_true", help="hide 2.4 -> 3.0 hints on 2.4 files")
     parser.set_defaults(handler=run_check)
 

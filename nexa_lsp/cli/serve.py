@@ -10,8 +10,9 @@ from typing import Any
 def register(sub: Any) -> None:
     parser = sub.add_parser("serve", help="run the language server (stdio unless --tcp is given)")
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead of stdio (debugging)")
-    parser.add_argument("--stdio", action="store_true", help="use stdin/stdout (the default; accepted for clients "
-                        "that always pass it)")
+    parser.add_argument(
+        "--stdio", action="store_true", help="use stdin/stdout (the default; accepted for clients that always pass it)"
+    )
     parser.set_defaults(handler=run_serve)
 
 

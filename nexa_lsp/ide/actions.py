@@ -51,8 +51,9 @@ def reparse_after(source: SourceFile, new_text: str) -> SourceFile:
     The result is only good for counting diagnostics, not for positions.
     """
     shadow_chunks = [ParsedChunk(c.text, c.path, Anchor(c.anchor.base), c.items, c.diagnostics) for c in source.chunks]
-    shadow = SourceFile(source.text, source.path, source.version, source.items, source.diagnostics, source.comments,
-                        shadow_chunks)
+    shadow = SourceFile(
+        source.text, source.path, source.version, source.items, source.diagnostics, source.comments, shadow_chunks
+    )
     return parse_source(new_text, shadow)
 
 
@@ -91,8 +92,9 @@ def quick_fixes(source: SourceFile, diagnostics: Iterable[Diagnostic], start: in
             ok, _text = still_parses(source, fix.edits)
             if not ok:
                 continue
-            out.append(ActionData(fix_title(fix), QUICKFIX, _edits(fix.edits), [diag],
-                                  preferred=fix.safe and safe_count == 1))
+            out.append(
+                ActionData(fix_title(fix), QUICKFIX, _edits(fix.edits), [diag], preferred=fix.safe and safe_count == 1)
+            )
     out.sort(key=lambda a: (not a.preferred, "(unsafe" in a.title))
     return out
 
@@ -141,15 +143,20 @@ def migration_plan(source: SourceFile) -> MigrationPlan:
 
 
 def migrate_action(source: SourceFile, plan: MigrationPlan | None) -> ActionData | None:
-    """"Migrate this file to Nexa 3.0" for a 2.4 file that migrates cleanly."""
+    """ "Migrate this file to Nexa 3.0" for a 2.4 file that migrates cleanly."""
     if plan is None or plan.edits is None or source.path is VersionPath.NEXA_30:
         return None
     return ActionData("Migrate this file to Nexa 3.0", MIGRATE, plan.edits)
 
 
-def code_actions(source: SourceFile, diagnostics: list[Diagnostic], start: int, end: int,
-                 only: Iterable[str] | None = None,
-                 migration: Callable[[], MigrationPlan | None] | None = None) -> list[ActionData]:
+def code_actions(
+    source: SourceFile,
+    diagnostics: list[Diagnostic],
+    start: int,
+    end: int,
+    only: Iterable[str] | None = None,
+    migration: Callable[[], MigrationPlan | None] | None = None,
+) -> list[ActionData]:
     """The actions for the range ``[start, end]``, filtered by the requested kinds."""
     wanted = list(only) if only else None
 

@@ -94,8 +94,19 @@ _KIND_ITEM = {
     DeclKind.RESOURCE: ItemKind.VARIABLE,
 }
 
-_EXPRESSION_WORDS = ("true", "false", "join", "std", "img", "template", "parallel", "race", "channel", "after",
-                     "select")
+_EXPRESSION_WORDS = (
+    "true",
+    "false",
+    "join",
+    "std",
+    "img",
+    "template",
+    "parallel",
+    "race",
+    "channel",
+    "after",
+    "select",
+)
 
 
 def complete(analysis: Analysis, offset: int) -> Completions:
@@ -147,8 +158,11 @@ def _top_level(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
         if previous in ("uses", ",") and "uses" in ctx.header and "implements" not in ctx.header:
             return _uses_items(analysis)
         if len(ctx.header) >= 1:
-            return [CompletionData(w, ItemKind.KEYWORD, "agent header", doc, w + " ", None, 1)
-                    for w, doc in AGENT_HEADER_KEYWORDS.items() if w not in ctx.header or w in ("requires", "ensures")]
+            return [
+                CompletionData(w, ItemKind.KEYWORD, "agent header", doc, w + " ", None, 1)
+                for w, doc in AGENT_HEADER_KEYWORDS.items()
+                if w not in ctx.header or w in ("requires", "ensures")
+            ]
         return []
     if ctx.head in ("flow", "@tool") and previous in ("->", ":", "|", "["):
         return _types(analysis)
@@ -164,10 +178,12 @@ def _has_items_before(analysis: Analysis, ctx: CursorContext) -> bool:
 def _uses_items(analysis: Analysis) -> list[CompletionData]:
     out = _symbols(analysis, (DeclKind.TOOL, DeclKind.AGENT))
     for name, summary in STD_NAMESPACES.items():
-        out.append(CompletionData(f"std.{name}", ItemKind.MODULE, "standard library", summary, f"std.{name}",
-                                  None, 6))
-    out.append(CompletionData('mcp:"..."', ItemKind.SNIPPET, "MCP server", "Tools from an MCP server.",
-                              'mcp:""', 'mcp:"${1:https://}"', 7))
+        out.append(CompletionData(f"std.{name}", ItemKind.MODULE, "standard library", summary, f"std.{name}", None, 6))
+    out.append(
+        CompletionData(
+            'mcp:"..."', ItemKind.SNIPPET, "MCP server", "Tools from an MCP server.", 'mcp:""', 'mcp:"${1:https://}"', 7
+        )
+    )
     return out
 
 
@@ -185,8 +201,9 @@ def _symbols(analysis: Analysis, kinds: tuple[DeclKind, ...]) -> list[Completion
 def _symbol_item(symbol: Symbol) -> CompletionData:
     where = f" (from {symbol.include.include.name})" if symbol.include is not None else ""
     group = {DeclKind.AGENT: 2, DeclKind.TOOL: 3, DeclKind.FLOW: 3}.get(symbol.kind, 4)
-    return CompletionData(symbol.name, _KIND_ITEM[symbol.kind], f"{symbol.kind.value}{where}", "", symbol.name,
-                          None, group, symbol)
+    return CompletionData(
+        symbol.name, _KIND_ITEM[symbol.kind], f"{symbol.kind.value}{where}", "", symbol.name, None, group, symbol
+    )
 
 
 # ---------------------------------------------------------------------- inside brackets
@@ -200,9 +217,17 @@ def _inside(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
         if ctx.depth == 1:
             if ctx.at_key:
                 items = _property_keys(AGENT_PROPERTIES, path)
-                items.append(CompletionData("context", ItemKind.SNIPPET, "context block",
-                                            OTHER_KEYWORDS["context"], "context { }",
-                                            "context {\n\tsource: ${1:upstream}\n}", 2))
+                items.append(
+                    CompletionData(
+                        "context",
+                        ItemKind.SNIPPET,
+                        "context block",
+                        OTHER_KEYWORDS["context"],
+                        "context { }",
+                        "context {\n\tsource: ${1:upstream}\n}",
+                        2,
+                    )
+                )
                 return items
             return _property_values(AGENT_PROPERTIES, top.key, analysis)
         if ctx.depth == 2 and top.char == "{" and top.word_before == "context":
@@ -212,8 +237,11 @@ def _inside(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
         return []
     if ctx.head == "tool" and first.char == "{":
         if ctx.depth == 1:
-            return _property_keys(TOOL_PROPERTIES, path) if ctx.at_key else _property_values(
-                TOOL_PROPERTIES, top.key, analysis)
+            return (
+                _property_keys(TOOL_PROPERTIES, path)
+                if ctx.at_key
+                else _property_values(TOOL_PROPERTIES, top.key, analysis)
+            )
         return []
     if ctx.head == "protocol" and first.char == "{":
         if ctx.depth == 1 and not ctx.at_key:
@@ -238,8 +266,7 @@ def _property_keys(table: dict[str, PropertySpec], path: VersionPath) -> list[Co
         if spec.on_30_only and path is not VersionPath.NEXA_30:
             continue
         kinds = ", ".join(sorted(k.value for k in spec.kinds))
-        out.append(CompletionData(key, ItemKind.PROPERTY, kinds, spec.summary, f"{key}: ",
-                                  f"{key}: {spec.snippet}", 1))
+        out.append(CompletionData(key, ItemKind.PROPERTY, kinds, spec.summary, f"{key}: ", f"{key}: {spec.snippet}", 1))
     return out
 
 
@@ -253,13 +280,17 @@ def _property_values(table: dict[str, PropertySpec], key: str | None, analysis: 
 
 
 def _flow_body(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
-    if ctx.previous in (">>", "&>>", "&&", "|>>", "||") or (ctx.top is not None and ctx.top.char == "[" and
-                                                            ctx.top.word_before is None):
+    if ctx.previous in (">>", "&>>", "&&", "|>>", "||") or (
+        ctx.top is not None and ctx.top.char == "[" and ctx.top.word_before is None
+    ):
         return _symbols(analysis, (DeclKind.AGENT,))
     items: list[CompletionData] = []
     items.extend(_locals(analysis, ctx.offset))
-    items.extend(_symbols(analysis, (DeclKind.AGENT, DeclKind.TOOL, DeclKind.FLOW, DeclKind.RESOURCE,
-                                     DeclKind.STRUCT, DeclKind.ENUM)))
+    items.extend(
+        _symbols(
+            analysis, (DeclKind.AGENT, DeclKind.TOOL, DeclKind.FLOW, DeclKind.RESOURCE, DeclKind.STRUCT, DeclKind.ENUM)
+        )
+    )
     if ctx.statement_start:
         for word, (snippet, summary) in STATEMENT_KEYWORDS.items():
             items.append(CompletionData(word, ItemKind.KEYWORD, "statement", summary, word, snippet, 5))
@@ -293,12 +324,16 @@ def _members(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
     local = analysis.local_named(root, ctx.offset)
     if local is None and len(chain) == 1:
         if root == "std":
-            return [CompletionData(name, ItemKind.MODULE, "std namespace", summary, name, None, 1)
-                    for name, summary in STD_NAMESPACES.items()]
+            return [
+                CompletionData(name, ItemKind.MODULE, "std namespace", summary, name, None, 1)
+                for name, summary in STD_NAMESPACES.items()
+            ]
         symbol = analysis.lookup(root)
         if symbol is not None and symbol.kind is DeclKind.AGENT:
-            return [CompletionData(name, ItemKind.METHOD, f"{root}.{name} ({path.label})", summary, name,
-                                   snippet, 1) for name, (snippet, summary) in AGENT_METHODS[path].items()]
+            return [
+                CompletionData(name, ItemKind.METHOD, f"{root}.{name} ({path.label})", summary, name, snippet, 1)
+                for name, (snippet, summary) in AGENT_METHODS[path].items()
+            ]
         return []
     if local is None:
         return []
@@ -306,8 +341,9 @@ def _members(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
     fields = _protocol_fields(protocol)
     if len(chain) == 1:
         if local.run_agent is not None and path is VersionPath.NEXA_30:
-            return [CompletionData(m, ItemKind.FIELD, "run member", RUN_MEMBER_DOCS[m], m, None, 1)
-                    for m in RUN_MEMBERS]
+            return [
+                CompletionData(m, ItemKind.FIELD, "run member", RUN_MEMBER_DOCS[m], m, None, 1) for m in RUN_MEMBERS
+            ]
         return fields
     if len(chain) == 2 and chain[1] == "output" and local.run_agent is not None and path is VersionPath.NEXA_30:
         return fields
@@ -326,5 +362,9 @@ def _protocol_of_param(analysis: Analysis, var: LocalVar) -> t.ProtocolDecl | No
 def _protocol_fields(protocol: t.ProtocolDecl | None) -> list[CompletionData]:
     if protocol is None:
         return []
-    return [CompletionData(f.name, ItemKind.FIELD, f"{protocol.name}.{f.name}: {f.type_text}",
-                           signature(protocol), f.name, None, 1) for f in protocol.fields]
+    return [
+        CompletionData(
+            f.name, ItemKind.FIELD, f"{protocol.name}.{f.name}: {f.type_text}", signature(protocol), f.name, None, 1
+        )
+        for f in protocol.fields
+    ]

@@ -207,7 +207,7 @@ def _scan(text: str, start: int, end: int, ctx: CursorContext) -> None:
 def _string_closed(value: str) -> bool:
     body = value
     if body.startswith("template"):
-        body = body[len("template"):].lstrip()
+        body = body[len("template") :].lstrip()
     if body.startswith('"""'):
         return len(body) >= 6 and body.endswith('"""')
     if body.startswith("r"):

@@ -104,8 +104,7 @@ def declaration_markdown(decl: t.Decl, origin: str | None = None) -> str:
         if decl.description:
             lines.append(decl.description)
         if decl.params:
-            lines.append("**parameters**\n" + "\n".join(
-                f"* `{p.name}`: {p.type_text or 'any'}" for p in decl.params))
+            lines.append("**parameters**\n" + "\n".join(f"* `{p.name}`: {p.type_text or 'any'}" for p in decl.params))
         config = [f"`{p.key}: {p.value.value}`" for p in decl.config]
         if config:
             lines.append("**config** " + ", ".join(config))

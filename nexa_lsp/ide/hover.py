@@ -39,8 +39,9 @@ def hover(analysis: Analysis, offset: int) -> HoverData | None:
     source = analysis.source
     declaration = source.version.declaration
     if declaration is not None and declaration.start <= offset <= declaration.end:
-        return HoverData(path_summary(source.path, declaration.version, declaration.problem),
-                         declaration.start, declaration.end)
+        return HoverData(
+            path_summary(source.path, declaration.version, declaration.problem), declaration.start, declaration.end
+        )
     if in_comment(source, offset):
         return None
     occurrence = analysis.occurrence_at(offset)
@@ -62,8 +63,7 @@ def hover(analysis: Analysis, offset: int) -> HoverData | None:
     found = _property_at(item, offset)
     if found is not None:
         prop, table, what = found
-        return HoverData(_property_markdown(prop.key, table, what, source.path), prop.key_span.start,
-                         prop.key_span.end)
+        return HoverData(_property_markdown(prop.key, table, what, source.path), prop.key_span.start, prop.key_span.end)
     member = _member_at(analysis, item, offset)
     if member is not None:
         return member
@@ -116,10 +116,13 @@ def _use_at(item: t.TopItem, offset: int) -> HoverData | None:
         if use.kind == "std":
             namespace = use.text.removeprefix("std.")
             summary = STD_NAMESPACES.get(namespace)
-            text = (f"**{use.text}** (standard library: {summary})" if summary else
-                    f"**{use.text}**: not a standard library namespace this runtime knows")
+            text = (
+                f"**{use.text}** (standard library: {summary})"
+                if summary
+                else f"**{use.text}**: not a standard library namespace this runtime knows"
+            )
         elif use.kind == "skill":
-            text = f'**skill file** `{use.text}`: its Markdown is added to what the agent knows.'
+            text = f"**skill file** `{use.text}`: its Markdown is added to what the agent knows."
         else:
             text = f"**MCP server** `{use.text}`: the agent may use the tools it provides."
         return HoverData(text, use.span.start, use.span.end)
@@ -171,23 +174,32 @@ def _member_at(analysis: Analysis, item: t.TopItem, offset: int) -> HoverData | 
                 methods = AGENT_METHODS[path]
                 if symbol is not None and isinstance(symbol.decl, t.AgentDecl):
                     if node.name in methods:
-                        return HoverData(f"**{obj.id}.{node.name}** ({path.label})\n\n{methods[node.name][1]}",
-                                         span.start, span.end)
-                    other = AGENT_METHODS[VersionPath.COMPAT_24 if path is VersionPath.NEXA_30 else
-                                          VersionPath.NEXA_30]
+                        return HoverData(
+                            f"**{obj.id}.{node.name}** ({path.label})\n\n{methods[node.name][1]}", span.start, span.end
+                        )
+                    other = AGENT_METHODS[VersionPath.COMPAT_24 if path is VersionPath.NEXA_30 else VersionPath.NEXA_30]
                     if node.name in other:
-                        return HoverData(f"**{node.name}** is not an agent method on the {path.label} path.\n\n"
-                                         f"{other[node.name][1]}", span.start, span.end)
+                        return HoverData(
+                            f"**{node.name}** is not an agent method on the {path.label} path.\n\n"
+                            f"{other[node.name][1]}",
+                            span.start,
+                            span.end,
+                        )
                 return None
             if var.run_agent is not None and path is VersionPath.NEXA_30 and node.name in RUN_MEMBERS:
-                return HoverData(f"**{obj.id}.{node.name}** (run member)\n\n{RUN_MEMBER_DOCS[node.name]}",
-                                 span.start, span.end)
+                return HoverData(
+                    f"**{obj.id}.{node.name}** (run member)\n\n{RUN_MEMBER_DOCS[node.name]}", span.start, span.end
+                )
             protocol = protocol_of_run(analysis, var)
             if protocol is not None:
                 for fld in protocol.fields:
                     if fld.name == node.name:
-                        return HoverData(f"```nexa\n{protocol.name}.{fld.name}: {fld.type_text}\n```\n\n"
-                                         + declaration_markdown(protocol), span.start, span.end)
+                        return HoverData(
+                            f"```nexa\n{protocol.name}.{fld.name}: {fld.type_text}\n```\n\n"
+                            + declaration_markdown(protocol),
+                            span.start,
+                            span.end,
+                        )
         return None
     return None
 
@@ -199,8 +211,11 @@ def _local_markdown(analysis: Analysis, var: LocalVar) -> str:
     text += "\n```"
     if var.run_agent is not None:
         if analysis.source.path is VersionPath.NEXA_30:
-            text += (f"\n\nA run of `{var.run_agent}` (from `{var.run_entry}`): "
-                     + ", ".join(f"`{m}`" for m in RUN_MEMBERS) + ".")
+            text += (
+                f"\n\nA run of `{var.run_agent}` (from `{var.run_entry}`): "
+                + ", ".join(f"`{m}`" for m in RUN_MEMBERS)
+                + "."
+            )
         else:
             text += f"\n\nThe answer of `{var.run_agent}.run(...)` (text)."
     return text

@@ -87,8 +87,9 @@ def _local_places(analysis: Analysis, var: LocalVar, include_declaration: bool) 
     return out
 
 
-def symbol_places(symbol: Symbol, analysis: Analysis, others: Iterable[FileAnalysis],
-                  include_declaration: bool = True) -> list[Place]:
+def symbol_places(
+    symbol: Symbol, analysis: Analysis, others: Iterable[FileAnalysis], include_declaration: bool = True
+) -> list[Place]:
     """Every place that names ``symbol``: in the analysed document and in ``others``."""
     others = list(others)
     places: list[Place] = []
@@ -130,8 +131,9 @@ def symbol_places(symbol: Symbol, analysis: Analysis, others: Iterable[FileAnaly
     return places
 
 
-def references(analysis: Analysis, offset: int, others: Iterable[FileAnalysis] = (),
-               include_declaration: bool = True) -> list[Place]:
+def references(
+    analysis: Analysis, offset: int, others: Iterable[FileAnalysis] = (), include_declaration: bool = True
+) -> list[Place]:
     occurrence = target_at(analysis, offset)
     if occurrence is None:
         return []
@@ -163,18 +165,20 @@ def prepare_rename(analysis: Analysis, offset: int) -> tuple[int, int, str]:
     if occurrence is None:
         raise RenameError("There is no agent, tool, flow, protocol or variable name at the cursor.")
     span = occurrence.span
-    return span.start, span.end, analysis.source.text[span.start:span.end]
+    return span.start, span.end, analysis.source.text[span.start : span.end]
 
 
-def rename(analysis: Analysis, offset: int, new_name: str, others: Iterable[FileAnalysis] = ()
-           ) -> dict[Path | None, list[tuple[Place, str]]]:
+def rename(
+    analysis: Analysis, offset: int, new_name: str, others: Iterable[FileAnalysis] = ()
+) -> dict[Path | None, list[tuple[Place, str]]]:
     """Edits per file (None = the analysed document) that rename the name at ``offset``."""
     occurrence = target_at(analysis, offset)
     if occurrence is None:
         raise RenameError("There is no agent, tool, flow, protocol or variable name at the cursor.")
     if not is_identifier(new_name):
-        raise RenameError(f"`{new_name}` is not a valid Nexa name (letters, digits and `_`, not starting with "
-                          "a digit).")
+        raise RenameError(
+            f"`{new_name}` is not a valid Nexa name (letters, digits and `_`, not starting with a digit)."
+        )
     if new_name in HARD_KEYWORDS:
         raise RenameError(f"`{new_name}` is a keyword and cannot be a name.")
     others = list(others)

@@ -47,8 +47,14 @@ class OutlineSymbol:
     children: list[OutlineSymbol] = field(default_factory=list)
 
 
-def _sym(name: str, kind: OutlineKind, detail: str, span: t.Span, selection: t.Span | None = None,
-         children: list[OutlineSymbol] | None = None) -> OutlineSymbol:
+def _sym(
+    name: str,
+    kind: OutlineKind,
+    detail: str,
+    span: t.Span,
+    selection: t.Span | None = None,
+    children: list[OutlineSymbol] | None = None,
+) -> OutlineSymbol:
     sel = selection if selection is not None and span.start <= selection.start <= selection.end <= span.end else span
     kids = [c for c in (children or []) if span.start <= c.start and c.end <= span.end]
     return OutlineSymbol(name or "(anonymous)", kind, detail, span.start, span.end, sel.start, sel.end, kids)
@@ -85,8 +91,10 @@ def item_symbol(item: t.TopItem) -> OutlineSymbol | None:
         children = []
         for prop in item.properties:
             if prop.key == "parameters":
-                params = [_sym(k, OutlineKind.FIELD, str(v.value), t.Span(ks.rel_start, v.span.rel_end, ks.anchor),
-                               ks) for k, ks, v in prop.value.pairs]
+                params = [
+                    _sym(k, OutlineKind.FIELD, str(v.value), t.Span(ks.rel_start, v.span.rel_end, ks.anchor), ks)
+                    for k, ks, v in prop.value.pairs
+                ]
                 children.append(_sym("parameters", OutlineKind.PROPERTY, "", prop.span, prop.key_span, params))
             else:
                 children.extend(_properties([prop]))
@@ -104,18 +112,22 @@ def item_symbol(item: t.TopItem) -> OutlineSymbol | None:
     if isinstance(item, t.TypeDecl):
         return _sym(item.name, OutlineKind.TYPE_PARAMETER, f"type = {item.type_text}", item.span, item.name_span)
     if isinstance(item, t.AdtDecl):
-        member_kind = {"struct": OutlineKind.FIELD, "enum": OutlineKind.ENUM_MEMBER}.get(item.keyword,
-                                                                                       OutlineKind.METHOD)
+        member_kind = {"struct": OutlineKind.FIELD, "enum": OutlineKind.ENUM_MEMBER}.get(
+            item.keyword, OutlineKind.METHOD
+        )
         members = [_sym(m.name, member_kind, m.detail or "", m.span, m.name_span) for m in item.members]
         kind = {"struct": OutlineKind.STRUCT, "enum": OutlineKind.ENUM, "trait": OutlineKind.INTERFACE}.get(
-            item.keyword, OutlineKind.NAMESPACE)
+            item.keyword, OutlineKind.NAMESPACE
+        )
         name = f"impl {item.name} for {item.target}" if item.keyword == "impl" else item.name
         return _sym(name, kind, item.keyword, item.span, item.name_span, members)
     if isinstance(item, t.JobDecl):
         return _sym(item.name, OutlineKind.EVENT, f'job on "{item.queue}"', item.span, item.name_span)
     if isinstance(item, t.ServerDecl):
-        routes = [_sym(f"{r.method} {r.path}", OutlineKind.METHOD, " |>> ".join(h for h, _ in r.handlers), r.span)
-                  for r in item.routes]
+        routes = [
+            _sym(f"{r.method} {r.path}", OutlineKind.METHOD, " |>> ".join(h for h, _ in r.handlers), r.span)
+            for r in item.routes
+        ]
         return _sym(f"server {item.name}", OutlineKind.NAMESPACE, "server", item.span, item.name_span, routes)
     if isinstance(item, t.ResourceDecl):
         return _sym(item.name, OutlineKind.VARIABLE, f"{item.kind} {item.function}(…)", item.span, item.name_span)
@@ -161,8 +173,9 @@ def matches(query: str, name: str) -> bool:
     return True
 
 
-def workspace_symbols(query: str, files: Iterable[tuple[Path, SourceFile]], limit: int = 500
-                      ) -> list[WorkspaceSymbolData]:
+def workspace_symbols(
+    query: str, files: Iterable[tuple[Path, SourceFile]], limit: int = 500
+) -> list[WorkspaceSymbolData]:
     """Declarations of ``files`` whose names match ``query``."""
     out: list[WorkspaceSymbolData] = []
     for path, source in files:
@@ -170,8 +183,11 @@ def workspace_symbols(query: str, files: Iterable[tuple[Path, SourceFile]], limi
             symbol = item_symbol(item)
             if symbol is None or not matches(query, symbol.name):
                 continue
-            out.append(WorkspaceSymbolData(symbol.name, symbol.kind, symbol.detail, path, source,
-                                           symbol.selection_start, symbol.selection_end))
+            out.append(
+                WorkspaceSymbolData(
+                    symbol.name, symbol.kind, symbol.detail, path, source, symbol.selection_start, symbol.selection_end
+                )
+            )
             if len(out) >= limit:
                 return out
     return out

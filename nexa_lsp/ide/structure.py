@@ -64,7 +64,7 @@ def folding_ranges(source: SourceFile) -> list[Fold]:
         if last > first:
             folds.append(Fold(first, last, "comment"))
             continue
-        if run_start is not None and first == last_line + 1 and source.text[comment.start:comment.start + 2] == "//":
+        if run_start is not None and first == last_line + 1 and source.text[comment.start : comment.start + 2] == "//":
             run_end = comment.end
         else:
             if run_start is not None:

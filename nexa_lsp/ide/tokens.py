@@ -100,6 +100,10 @@ def _item_tokens(item: t.TopItem, analysis: Analysis, out: list[Token]) -> None:
             if isinstance(node, t.Call) and node.run_entry is not None and isinstance(node.callee, t.Member):
                 member = node.callee
                 out.append(_tok(member.name_span.start, member.name_span.end, "method", DEFAULT_LIBRARY))
-            elif (isinstance(node, t.Member) and path is VersionPath.NEXA_30 and node.name in RUN_MEMBERS
-                  and isinstance(node.obj, t.Name)):
+            elif (
+                isinstance(node, t.Member)
+                and path is VersionPath.NEXA_30
+                and node.name in RUN_MEMBERS
+                and isinstance(node.obj, t.Name)
+            ):
                 out.append(_tok(node.name_span.start, node.name_span.end, "property", READONLY))

@@ -40,8 +40,7 @@ def _uri_for(state: DocumentState, path: Path | None) -> str:
 
 
 def _location(state: DocumentState, place: Place) -> lsp.Location:
-    return lsp.Location(uri=_uri_for(state, place.path),
-                        range=to_range(place.source.lines, place.start, place.end))
+    return lsp.Location(uri=_uri_for(state, place.path), range=to_range(place.source.lines, place.start, place.end))
 
 
 def _other_analyses(server: NexaLanguageServer, state: DocumentState, name: str) -> list[tuple[Path, Analysis]]:
@@ -93,20 +92,25 @@ def _document_symbol(lines: Any, sym: OutlineSymbol) -> lsp.DocumentSymbol:
     )
 
 
-def _flat_symbols(uri: str, lines: Any, symbols: Iterable[OutlineSymbol], container: str | None
-                  ) -> Iterable[lsp.SymbolInformation]:
+def _flat_symbols(
+    uri: str, lines: Any, symbols: Iterable[OutlineSymbol], container: str | None
+) -> Iterable[lsp.SymbolInformation]:
     for sym in symbols:
-        yield lsp.SymbolInformation(name=sym.name, kind=getattr(lsp.SymbolKind, sym.kind.value),
-                                    location=lsp.Location(uri, to_range(lines, sym.start, sym.end)),
-                                    container_name=container)
+        yield lsp.SymbolInformation(
+            name=sym.name,
+            kind=getattr(lsp.SymbolKind, sym.kind.value),
+            location=lsp.Location(uri, to_range(lines, sym.start, sym.end)),
+            container_name=container,
+        )
         yield from _flat_symbols(uri, lines, sym.children, sym.name)
 
 
 # ---------------------------------------------------------------------- completion
 
 
-def _completion_item(server: NexaLanguageServer, item: Any, rng: lsp.Range | None, snippets: bool,
-                     resolve_data: dict[str, str] | None) -> lsp.CompletionItem:
+def _completion_item(
+    server: NexaLanguageServer, item: Any, rng: lsp.Range | None, snippets: bool, resolve_data: dict[str, str] | None
+) -> lsp.CompletionItem:
     """One item; ``rng`` None when the list's default edit range applies, ``resolve_data`` set
     when the documentation of a declaration is left to ``completionItem/resolve``."""
     from nexa_lsp.ide.completion import item_documentation
@@ -164,24 +168,33 @@ def _token_edits(old: list[int], new: list[int]) -> list[lsp.SemanticTokensEdit]
         suffix += 1
     if prefix == len(old) == len(new):
         return []
-    return [lsp.SemanticTokensEdit(start=prefix, delete_count=len(old) - prefix - suffix,
-                                   data=new[prefix:len(new) - suffix])]
+    return [
+        lsp.SemanticTokensEdit(
+            start=prefix, delete_count=len(old) - prefix - suffix, data=new[prefix : len(new) - suffix]
+        )
+    ]
 
 
 # ---------------------------------------------------------------------- code actions
 
 
-def _workspace_edit(server: NexaLanguageServer, state: DocumentState, source: SourceFile,
-                    edits: Iterable[Any]) -> lsp.WorkspaceEdit:
+def _workspace_edit(
+    server: NexaLanguageServer, state: DocumentState, source: SourceFile, edits: Iterable[Any]
+) -> lsp.WorkspaceEdit:
     lines = source.lines
     text_edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit | lsp.SnippetTextEdit] = [
         lsp.TextEdit(range=to_range(lines, e.start, e.end), new_text=e.new_text) for e in edits
     ]
     if server.client_supports("workspace.workspace_edit.document_changes"):
         # versioned: a client refuses the edit if the document changed since it was computed
-        return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
-            text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=state.uri, version=state.version),
-            edits=text_edits)])
+        return lsp.WorkspaceEdit(
+            document_changes=[
+                lsp.TextDocumentEdit(
+                    text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=state.uri, version=state.version),
+                    edits=text_edits,
+                )
+            ]
+        )
     return lsp.WorkspaceEdit(changes={state.uri: [e for e in text_edits if isinstance(e, lsp.TextEdit)]})
 
 
@@ -195,8 +208,13 @@ def _migration(server: NexaLanguageServer, state: DocumentState) -> MigrationPla
     return plan
 
 
-def _code_action(server: NexaLanguageServer, state: DocumentState, source: SourceFile, action: ActionData,
-                 by_key: dict[tuple[str, int, int], lsp.Diagnostic]) -> lsp.CodeAction:
+def _code_action(
+    server: NexaLanguageServer,
+    state: DocumentState,
+    source: SourceFile,
+    action: ActionData,
+    by_key: dict[tuple[str, int, int], lsp.Diagnostic],
+) -> lsp.CodeAction:
     lines = source.lines
     diagnostics = []
     for d in action.diagnostics:
@@ -215,8 +233,7 @@ def _code_action(server: NexaLanguageServer, state: DocumentState, source: Sourc
 
 def register(server: NexaLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def document_symbols(params: lsp.DocumentSymbolParams
-                         ) -> list[lsp.DocumentSymbol] | list[lsp.SymbolInformation]:
+    def document_symbols(params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol] | list[lsp.SymbolInformation]:
         from nexa_lsp.ide.outline import document_symbols as outline
 
         state = document(server, params.text_document.uri)
@@ -241,16 +258,27 @@ def register(server: NexaLanguageServer) -> None:
                 files.append((path, source))
         out = []
         for found in find(params.query, files):
-            out.append(lsp.SymbolInformation(
-                name=found.name, kind=getattr(lsp.SymbolKind, found.kind.value), container_name=found.container,
-                location=lsp.Location(uri_of_path(found.path), to_range(found.source.lines, found.start, found.end))))
+            out.append(
+                lsp.SymbolInformation(
+                    name=found.name,
+                    kind=getattr(lsp.SymbolKind, found.kind.value),
+                    container_name=found.container,
+                    location=lsp.Location(
+                        uri_of_path(found.path), to_range(found.source.lines, found.start, found.end)
+                    ),
+                )
+            )
         for state in unsaved:
             source = server.documents.parsed(state)
             for found in find(params.query, [(Path(state.uri), source)]):
-                out.append(lsp.SymbolInformation(
-                    name=found.name, kind=getattr(lsp.SymbolKind, found.kind.value),
-                    container_name=found.container,
-                    location=lsp.Location(state.uri, to_range(source.lines, found.start, found.end))))
+                out.append(
+                    lsp.SymbolInformation(
+                        name=found.name,
+                        kind=getattr(lsp.SymbolKind, found.kind.value),
+                        container_name=found.container,
+                        location=lsp.Location(state.uri, to_range(source.lines, found.start, found.end)),
+                    )
+                )
         return out
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
@@ -261,11 +289,14 @@ def register(server: NexaLanguageServer) -> None:
         found = describe(analysis, at)
         if found is None:
             return None
-        return lsp.Hover(contents=_markup(server, found.markdown, "text_document.hover.content_format"),
-                         range=to_range(analysis.source.lines, found.start, found.end))
+        return lsp.Hover(
+            contents=_markup(server, found.markdown, "text_document.hover.content_format"),
+            range=to_range(analysis.source.lines, found.start, found.end),
+        )
 
-    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."],
-                                                                        resolve_provider=True))
+    @server.feature(
+        lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["."], resolve_provider=True)
+    )
     def completion(params: lsp.CompletionParams) -> lsp.CompletionList:
         from nexa_lsp.ide.completion import complete
 
@@ -279,7 +310,8 @@ def register(server: NexaLanguageServer) -> None:
             defaults = lsp.CompletionItemDefaults(edit_range=rng)
             item_range = None
         lazy = "documentation" in _client_list(
-            server, "text_document.completion.completion_item.resolve_support.properties")
+            server, "text_document.completion.completion_item.resolve_support.properties"
+        )
         resolve_data = {"uri": state.uri} if lazy else None
         items = [_completion_item(server, item, item_range, snippets, resolve_data) for item in result.items]
         return lsp.CompletionList(is_incomplete=result.incomplete, items=items, item_defaults=defaults)
@@ -294,8 +326,9 @@ def register(server: NexaLanguageServer) -> None:
             return item
         symbol = server.documents.analysis(state).lookup(str(data.get("name", "")))
         if symbol is not None:
-            item.documentation = _markup(server, symbol_summary(symbol),
-                                         "text_document.completion.completion_item.documentation_format")
+            item.documentation = _markup(
+                server, symbol_summary(symbol), "text_document.completion.completion_item.documentation_format"
+            )
         return item
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
@@ -324,9 +357,13 @@ def register(server: NexaLanguageServer) -> None:
 
         _state, analysis, at = _cursor(server, params.text_document.uri, params.position)
         lines = analysis.source.lines
-        return [lsp.DocumentHighlight(range=to_range(lines, h.start, h.end),
-                                      kind=lsp.DocumentHighlightKind.Write if h.write else
-                                      lsp.DocumentHighlightKind.Read) for h in highlights(analysis, at)]
+        return [
+            lsp.DocumentHighlight(
+                range=to_range(lines, h.start, h.end),
+                kind=lsp.DocumentHighlightKind.Write if h.write else lsp.DocumentHighlightKind.Read,
+            )
+            for h in highlights(analysis, at)
+        ]
 
     @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
     def prepare_rename(params: lsp.PrepareRenameParams) -> lsp.PrepareRenamePlaceholder | None:
@@ -357,7 +394,8 @@ def register(server: NexaLanguageServer) -> None:
             uri = _uri_for(state, path)
             changes.setdefault(uri, []).extend(
                 lsp.TextEdit(range=to_range(place.source.lines, place.start, place.end), new_text=text)
-                for place, text in places)
+                for place, text in places
+            )
         return lsp.WorkspaceEdit(changes=changes)
 
     def _tokens(uri: str) -> tuple[DocumentState, list[int]]:
@@ -418,8 +456,10 @@ def register(server: NexaLanguageServer) -> None:
         limit = caps.folding_range.range_limit if caps is not None and caps.folding_range is not None else None
         if limit:
             folds = folds[:limit]
-        return [lsp.FoldingRange(start_line=f.start_line, end_line=f.end_line,
-                                 kind=kinds.get(f.kind) if f.kind else None) for f in folds]
+        return [
+            lsp.FoldingRange(start_line=f.start_line, end_line=f.end_line, kind=kinds.get(f.kind) if f.kind else None)
+            for f in folds
+        ]
 
     @server.feature(lsp.TEXT_DOCUMENT_SELECTION_RANGE)
     def selection(params: lsp.SelectionRangeParams) -> list[lsp.SelectionRange]:
@@ -447,15 +487,17 @@ def register(server: NexaLanguageServer) -> None:
         source = server.documents.parsed(state)
         start, end = offsets(source.lines, params.range)
         by_key = {(str(d.code), d.range.start.line, d.range.start.character): d for d in checked.lsp}
-        actions = find(source, checked.diagnostics, start, end, params.context.only,
-                       lambda: _migration(server, state))
+        actions = find(source, checked.diagnostics, start, end, params.context.only, lambda: _migration(server, state))
         out = [_code_action(server, state, source, a, by_key) for a in actions]
         for provider in server.code_action_providers:
             try:
                 out.extend(provider(params))
             except Exception as exc:  # the other actions are still worth offering
-                server.log(f"code actions of {getattr(provider, '__qualname__', provider)} failed: "
-                           f"{type(exc).__name__}: {exc}", lsp.MessageType.Error)
+                server.log(
+                    f"code actions of {getattr(provider, '__qualname__', provider)} failed: "
+                    f"{type(exc).__name__}: {exc}",
+                    lsp.MessageType.Error,
+                )
         return out
 
     @server.command("nexa.migrateFile")
@@ -472,8 +514,8 @@ def register(server: NexaLanguageServer) -> None:
             return {"applied": False, "remaining": plan.blockers}
         edit = _workspace_edit(server, state, source, plan.edits)
         result = await server.workspace_apply_edit_async(
-            lsp.ApplyWorkspaceEditParams(edit=edit, label="Migrate this file to Nexa 3.0"))
+            lsp.ApplyWorkspaceEditParams(edit=edit, label="Migrate this file to Nexa 3.0")
+        )
         if not result.applied:
             raise RequestFailed(f"the editor did not apply the migration: {result.failure_reason or 'refused'}")
         return {"applied": True, "remaining": []}
-

@@ -47,8 +47,9 @@ class ServerSettings:
             if kind is int and isinstance(value, float) and value.is_integer():
                 value = int(value)
             if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-                problems.append(f"setting nexa.{key} should be a {kind.__name__}, got {value!r}; keeping "
-                                f"{getattr(self, name)!r}")
+                problems.append(
+                    f"setting nexa.{key} should be a {kind.__name__}, got {value!r}; keeping {getattr(self, name)!r}"
+                )
                 continue
             if name == "debounce_ms" and isinstance(value, int) and not 0 <= value <= 10_000:
                 problems.append(f"setting nexa.{key} should be between 0 and 10000, got {value}")

@@ -61,30 +61,47 @@ def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
         try:
             diagnostics.extend(provider(state, source))
         except Exception as exc:  # one feature's failure must not hide the others' findings
-            server.log(f"diagnostics of {getattr(provider, '__qualname__', provider)} failed: "
-                       f"{type(exc).__name__}: {exc}", lsp.MessageType.Error)
+            server.log(
+                f"diagnostics of {getattr(provider, '__qualname__', provider)} failed: {type(exc).__name__}: {exc}",
+                lsp.MessageType.Error,
+            )
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
     converted = [to_lsp_diagnostic(server, state, source, d) for d in diagnostics]
     digest = hashlib.sha1(usedforsecurity=False)
     for d in converted:
-        digest.update(repr((d.code, d.range.start.line, d.range.start.character, d.range.end.line,
-                            d.range.end.character, d.severity, d.message)).encode())
+        digest.update(
+            repr(
+                (
+                    d.code,
+                    d.range.start.line,
+                    d.range.start.character,
+                    d.range.end.line,
+                    d.range.end.character,
+                    d.severity,
+                    d.message,
+                )
+            ).encode()
+        )
     state.checked = Checked(state.version, diagnostics, converted, digest.hexdigest()[:20])
     server.idle_collector.settle()
     return state.checked
 
 
-def to_lsp_diagnostic(server: NexaLanguageServer, state: DocumentState, source: SourceFile,
-                      d: Diagnostic) -> lsp.Diagnostic:
+def to_lsp_diagnostic(
+    server: NexaLanguageServer, state: DocumentState, source: SourceFile, d: Diagnostic
+) -> lsp.Diagnostic:
     lines = source.lines
     tags: list[lsp.DiagnosticTag] = []
     if d.unnecessary and _tag_supported(server, lsp.DiagnosticTag.Unnecessary):
         tags.append(lsp.DiagnosticTag.Unnecessary)
     related = None
     if d.related and server.client_supports("text_document.publish_diagnostics.related_information"):
-        related = [lsp.DiagnosticRelatedInformation(lsp.Location(state.uri, to_range(lines, r.span.start,
-                                                                                     r.span.end)), r.message)
-                   for r in d.related]
+        related = [
+            lsp.DiagnosticRelatedInformation(
+                lsp.Location(state.uri, to_range(lines, r.span.start, r.span.end)), r.message
+            )
+            for r in d.related
+        ]
     fixes = [{"title": f.title, "safe": f.safe} for f in d.fixes]
     data: dict[str, object] = dict(d.data)
     if fixes:
@@ -156,16 +173,16 @@ def recheck_dependents(server: NexaLanguageServer, path: Path | None) -> None:
     for state in dependents:
         state.checked = None
         schedule(server, state)
-    if dependents and not server.push_diagnostics and server.client_supports(
-            "workspace.diagnostics.refresh_support"):
+    if dependents and not server.push_diagnostics and server.client_supports("workspace.diagnostics.refresh_support"):
         server.workspace_diagnostic_refresh(None)
 
 
 # ---------------------------------------------------------------------- settings
 
 
-def apply_settings(server: NexaLanguageServer, global_data: object,
-                   per_folder: dict[str, object] | None = None) -> None:
+def apply_settings(
+    server: NexaLanguageServer, global_data: object, per_folder: dict[str, object] | None = None
+) -> None:
     base, problems = ServerSettings().updated(server.initialization_options)
     settings, more = base.updated(global_data)
     problems += more
@@ -288,14 +305,14 @@ def register(server: NexaLanguageServer) -> None:
         if state.pending is not None:
             state.pending.cancel()
         if server.push_diagnostics:
-            server.text_document_publish_diagnostics(
-                lsp.PublishDiagnosticsParams(uri=state.uri, diagnostics=[]))
+            server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=state.uri, diagnostics=[]))
         recheck_dependents(server, state.path)
         server.idle_collector.activity()
 
-    @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC,
-                    lsp.DiagnosticOptions(identifier=SECTION, inter_file_dependencies=True,
-                                          workspace_diagnostics=True))
+    @server.feature(
+        lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+        lsp.DiagnosticOptions(identifier=SECTION, inter_file_dependencies=True, workspace_diagnostics=True),
+    )
     def document_diagnostic(params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
         state = document(server, params.text_document.uri)
         checked = check(server, state)
@@ -313,11 +330,17 @@ def register(server: NexaLanguageServer) -> None:
                 open_paths.add(state.path)
             checked = check(server, state)
             if previous.get(state.uri) == checked.result_id:
-                items.append(lsp.WorkspaceUnchangedDocumentDiagnosticReport(
-                    uri=state.uri, version=state.version, result_id=checked.result_id))
+                items.append(
+                    lsp.WorkspaceUnchangedDocumentDiagnosticReport(
+                        uri=state.uri, version=state.version, result_id=checked.result_id
+                    )
+                )
             else:
-                items.append(lsp.WorkspaceFullDocumentDiagnosticReport(
-                    uri=state.uri, version=state.version, items=checked.lsp, result_id=checked.result_id))
+                items.append(
+                    lsp.WorkspaceFullDocumentDiagnosticReport(
+                        uri=state.uri, version=state.version, items=checked.lsp, result_id=checked.result_id
+                    )
+                )
         for path in server.documents.workspace_files():
             if path in open_paths:
                 continue
@@ -327,8 +350,9 @@ def register(server: NexaLanguageServer) -> None:
         return lsp.WorkspaceDiagnosticReport(items=items)
 
 
-def _file_report(server: NexaLanguageServer, path: Path, previous: dict[str, str]
-                 ) -> lsp.WorkspaceDocumentDiagnosticReport | None:
+def _file_report(
+    server: NexaLanguageServer, path: Path, previous: dict[str, str]
+) -> lsp.WorkspaceDocumentDiagnosticReport | None:
     """Diagnostics of a workspace file that is not open (read from disk)."""
     uri = uri_of_path(path)
     text = server.documents.disk_text(path)
@@ -338,8 +362,9 @@ def _file_report(server: NexaLanguageServer, path: Path, previous: dict[str, str
     checked = check(server, state)
     if previous.get(uri) == checked.result_id:
         return lsp.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, version=None, result_id=checked.result_id)
-    return lsp.WorkspaceFullDocumentDiagnosticReport(uri=uri, version=None, items=checked.lsp,
-                                                     result_id=checked.result_id)
+    return lsp.WorkspaceFullDocumentDiagnosticReport(
+        uri=uri, version=None, items=checked.lsp, result_id=checked.result_id
+    )
 
 
 def _safe_warm_up(server: NexaLanguageServer) -> None:

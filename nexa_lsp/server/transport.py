@@ -31,8 +31,12 @@ class AsyncReader(Protocol):
     def readexactly(self, n: int) -> Awaitable[bytes]: ...
 
 
-async def read_messages(stop_event: threading.Event, reader: AsyncReader, protocol: JsonRPCProtocol,
-                        error_handler: Callable[[Exception, Any], Any] | None = None) -> None:
+async def read_messages(
+    stop_event: threading.Event,
+    reader: AsyncReader,
+    protocol: JsonRPCProtocol,
+    error_handler: Callable[[Exception, Any], Any] | None = None,
+) -> None:
     """Read frames until end of input (or ``stop_event``) and hand each message to ``protocol``."""
     length: int | None = None
     saw_length_header = False

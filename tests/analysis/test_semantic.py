@@ -63,7 +63,7 @@ def sem(text: str, includes: dict[str, str] | None = None) -> list[Diagnostic]:
 
 def found(text: str, includes: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """(code, covered text) of each semantic diagnostic."""
-    return [(d.code, text[d.span.start:d.span.end]) for d in sem(text, includes)]
+    return [(d.code, text[d.span.start : d.span.end]) for d in sem(text, includes)]
 
 
 def test_a_valid_program_has_no_semantic_findings() -> None:
@@ -77,9 +77,10 @@ def test_codes_do_not_clash_with_the_syntax_registry() -> None:
 
 def test_undefined_agent_in_run_entries_and_pipelines_with_did_you_mean() -> None:
     text = VALID.replace("draft = Analyst.run(topic)", "draft = Analist.run(topic)").replace(
-        "review = draft >> Critic", "review = draft >> Writer")
+        "review = draft >> Critic", "review = draft >> Writer"
+    )
     results = [d for d in sem(text) if d.code == "NX101"]
-    assert [text[d.span.start:d.span.end] for d in results] == ["Analist", "Writer"]
+    assert [text[d.span.start : d.span.end] for d in results] == ["Analist", "Writer"]
     typo = results[0]
     assert "did you mean `Analyst`?" in typo.message
     assert typo.fixes and not typo.fixes[0].safe and typo.fixes[0].edits[0].new_text == "Analyst"
@@ -92,15 +93,20 @@ def test_local_variables_are_not_undefined_agents() -> None:
 
 
 def test_undefined_tool_and_protocol_and_handler() -> None:
-    text = VALID.replace("uses Lookup, Critic", "uses Lookpu, Critic").replace(
-        "implements Report", "implements Reprot").replace('=> main', '=> mian')
-    assert sorted(found(text)) == [("NX102", "Lookpu"), ("NX103", "Reprot"), ("NX104", "mian"),
-                                   ("NX130", "Lookup")]
+    text = (
+        VALID.replace("uses Lookup, Critic", "uses Lookpu, Critic")
+        .replace("implements Report", "implements Reprot")
+        .replace("=> main", "=> mian")
+    )
+    assert sorted(found(text)) == [("NX102", "Lookpu"), ("NX103", "Reprot"), ("NX104", "mian"), ("NX130", "Lookup")]
 
 
 def test_wrong_kind_of_declaration() -> None:
-    text = VALID.replace("uses Lookup, Critic", "uses Lookup, main").replace(
-        "implements Report", "implements Critic").replace("draft = Analyst.run(topic)", "draft = Lookup.run(topic)")
+    text = (
+        VALID.replace("uses Lookup, Critic", "uses Lookup, main")
+        .replace("implements Report", "implements Critic")
+        .replace("draft = Analyst.run(topic)", "draft = Lookup.run(topic)")
+    )
     got = {code: snippet for code, snippet in found(text)}
     assert got["NX150"] == "main"
     assert got["NX152"] == "Critic"
@@ -123,7 +129,7 @@ def test_declaration_that_an_include_also_makes() -> None:
 
 def test_unknown_property_with_did_you_mean_and_ignored_ones() -> None:
     text = VALID.replace('role: "Analyst",', 'rol: "Analyst", temperature: 1, flavour: "x",')
-    got = {d.code + ":" + text[d.span.start:d.span.end]: d for d in sem(text)}
+    got = {d.code + ":" + text[d.span.start : d.span.end]: d for d in sem(text)}
     assert "did you mean `role`?" in got["NX120:rol"].message
     assert got["NX120:rol"].fixes[0].edits[0].new_text == "role"
     assert "did you mean" not in got["NX120:flavour"].message
@@ -131,9 +137,12 @@ def test_unknown_property_with_did_you_mean_and_ignored_ones() -> None:
 
 
 def test_wrong_value_kind_and_unknown_values() -> None:
-    text = VALID.replace("stream: false,", 'stream: "true", cache: "false", retry: "3",').replace(
-        "memory: persistent", "memory: persistant").replace("source: upstream", "sorce: upstream")
-    got = {d.code + ":" + text[d.span.start:d.span.end]: d for d in sem(text)}
+    text = (
+        VALID.replace("stream: false,", 'stream: "true", cache: "false", retry: "3",')
+        .replace("memory: persistent", "memory: persistant")
+        .replace("source: upstream", "sorce: upstream")
+    )
+    got = {d.code + ":" + text[d.span.start : d.span.end]: d for d in sem(text)}
     safe = got['NX121:"true"'].fixes[0]
     assert safe.safe and safe.edits[0].new_text == "true"
     assert not got['NX121:"false"'].fixes[0].safe
@@ -162,7 +171,7 @@ def test_missing_includes_but_not_secrets() -> None:
     text = 'include "nowhere.nx";\ninclude "secrets.nxs";\n'
     got = sem(text)
     assert [(d.code, d.severity) for d in got] == [("NX140", Severity.ERROR)]
-    assert text[got[0].span.start:got[0].span.end] == 'include "nowhere.nx";'
+    assert text[got[0].span.start : got[0].span.end] == 'include "nowhere.nx";'
 
 
 def test_names_resolve_through_includes() -> None:
@@ -219,7 +228,7 @@ def test_chunk_cache_forgets_chunks_nobody_uses() -> None:
 
 
 def test_check_source_includes_semantic_findings() -> None:
-    text = "flow f {\n    x = Nobody.run(\"a\")\n}\n"
+    text = 'flow f {\n    x = Nobody.run("a")\n}\n'
     assert "NX101" in [d.code for d in check_source(parse_source(text))]
 
 

@@ -10,7 +10,7 @@ from nexa_lsp.syntax.source import SourceFile, parse_source
 CURSOR = "‸"
 
 #: A small program used by several tests (2.4 path).
-PROGRAM = '''include "lib.nxlib";
+PROGRAM = """include "lib.nxlib";
 
 protocol Report {
     title: str,
@@ -32,9 +32,9 @@ flow main(topic: str) {
     final = draft >> Analyst
     print("#{final}")
 }
-'''
+"""
 
-LIB = '''agent Formatter {
+LIB = """agent Formatter {
     prompt: "Format the text."
 }
 
@@ -42,7 +42,7 @@ flow tidy(text: str) {
     out = Formatter.run(text)
     print(out)
 }
-'''
+"""
 
 
 def split_cursor(text: str) -> tuple[str, int]:

@@ -10,13 +10,13 @@ from nexa_lsp.syntax.source import parse_source
 from nexa_lsp.syntax.tree import absolute_span
 from nexa_lsp.syntax.version import VersionPath
 
-TEXT = '''agent A {
+TEXT = """agent A {
     prompt: "p",
     stream: "true",
     cache: "false",
     rol: "r"
 }
-'''
+"""
 
 
 def actions(text: str, start: int, end: int, only: list[str] | None = None) -> list:
@@ -34,7 +34,7 @@ def test_safe_fix_is_a_preferred_quick_fix() -> None:
     [action] = actions(TEXT, pos, pos, [QUICKFIX])
     assert action.title == "Write `true` without quotes" and action.preferred
     assert action.diagnostics[0].code == "NX121"
-    assert 'stream: true,' in applied(TEXT, action)
+    assert "stream: true," in applied(TEXT, action)
 
 
 def test_unsafe_fixes_say_so_and_why() -> None:
@@ -51,20 +51,24 @@ def test_fix_all_applies_safe_fixes_only() -> None:
     [action] = actions(TEXT, 0, 0, [FIX_ALL])
     assert action.kind == FIX_ALL and "1 fix" in action.title
     fixed = applied(TEXT, action)
-    assert 'stream: true,' in fixed and 'cache: "false"' in fixed and "rol:" in fixed
+    assert "stream: true," in fixed and 'cache: "false"' in fixed and "rol:" in fixed
 
 
 def test_a_fix_that_would_break_the_file_is_not_offered() -> None:
     source = parse_source(TEXT)
     brace = TEXT.rindex("}")
-    breaking = Diagnostic("NX999", "test", absolute_span(brace, brace + 1),
-                          fixes=(Fix("Delete the brace", (TextEdit(absolute_span(brace, brace + 1), ""),)),))
+    breaking = Diagnostic(
+        "NX999",
+        "test",
+        absolute_span(brace, brace + 1),
+        fixes=(Fix("Delete the brace", (TextEdit(absolute_span(brace, brace + 1), ""),)),),
+    )
     assert code_actions(source, [breaking], brace, brace, [QUICKFIX]) == []
     assert code_actions(source, [breaking], brace, brace, [FIX_ALL]) == []
 
 
 def test_reparse_leaves_the_live_document_untouched() -> None:
-    source = parse_source(TEXT + "\nflow f {\n    x = A.run(\"q\")\n}\n")
+    source = parse_source(TEXT + '\nflow f {\n    x = A.run("q")\n}\n')
     before = [(i.name, i.span.start) for i in source.items]
     reparse_after(source, "// a new first line\n" + source.text)
     assert [(i.name, i.span.start) for i in source.items] == before

@@ -29,24 +29,24 @@ def test_version_keyword_is_offered_only_where_it_may_stand() -> None:
 
 
 def test_agent_properties_inside_the_body() -> None:
-    items = labels('agent A {\n    ‸\n}\n')
+    items = labels("agent A {\n    ‸\n}\n")
     assert {"prompt", "role", "model", "memory", "timeout", "context"} <= set(items)
-    text, offset = split_cursor('agent A {\n    pro‸\n}\n')
+    text, offset = split_cursor("agent A {\n    pro‸\n}\n")
     prompt = next(i for i in complete(analysed(text), offset).items if i.label == "prompt")
     assert prompt.kind is ItemKind.PROPERTY
     assert prompt.snippet == 'prompt: "$1"' and prompt.insert_text == "prompt: "
 
 
 def test_property_values_after_the_colon() -> None:
-    assert labels('agent A {\n    memory: ‸\n}\n') == ["local", "shared", "persistent"]
-    assert labels('agent A {\n    stream: ‸\n}\n') == ["true", "false"]
-    assert labels('agent A {\n    stream: t‸\n}\n') == ["true"]
+    assert labels("agent A {\n    memory: ‸\n}\n") == ["local", "shared", "persistent"]
+    assert labels("agent A {\n    stream: ‸\n}\n") == ["true", "false"]
+    assert labels("agent A {\n    stream: t‸\n}\n") == ["true"]
     # a new line after a complete entry starts the next key
     assert "role" in labels('agent A {\n    prompt: "x"\n    memory: local\n    ‸\n}\n')
 
 
 def test_context_block_keys() -> None:
-    assert "inherit" in labels('agent A {\n    context {\n        ‸\n    }\n}\n')
+    assert "inherit" in labels("agent A {\n    context {\n        ‸\n    }\n}\n")
 
 
 def test_tool_keys_depend_on_the_path() -> None:
@@ -66,15 +66,25 @@ def test_implements_offers_protocols() -> None:
 
 def test_agent_methods_follow_the_path() -> None:
     assert labels(PROGRAM.replace("Analyst.run(topic)", "Analyst.‸")) == ["run"]
-    text = "nexa 3.0;\nagent A { prompt: \"p\" }\nflow f {\n    r = A.‸\n}\n"
+    text = 'nexa 3.0;\nagent A { prompt: "p" }\nflow f {\n    r = A.‸\n}\n'
     assert labels(text) == ["execute", "continue", "resume"]
 
 
 def test_run_members_on_30_and_protocol_fields() -> None:
-    program = ('nexa 3.0;\nprotocol Report { title: str, score: float }\nagent A implements Report { prompt: "p" }\n'
-               'flow f {\n    r = A.execute("x")\n    print(r.‸)\n}\n')
-    assert labels(program) == ["output", "status", "success", "settled", "run_id", "session_id", "parent_run_id",
-                               "usage"]
+    program = (
+        'nexa 3.0;\nprotocol Report { title: str, score: float }\nagent A implements Report { prompt: "p" }\n'
+        'flow f {\n    r = A.execute("x")\n    print(r.‸)\n}\n'
+    )
+    assert labels(program) == [
+        "output",
+        "status",
+        "success",
+        "settled",
+        "run_id",
+        "session_id",
+        "parent_run_id",
+        "usage",
+    ]
     assert labels(program.replace("r.‸", "r.output.‸")) == ["title", "score"]
 
 

@@ -8,7 +8,7 @@ from tests.ide.helpers import LIB, PROGRAM, analysed, at
 
 def hover_text(text: str, offset: int, includes: dict[str, str] | None = None) -> str:
     found = hover(analysed(text, includes), offset)
-    assert found is not None, text[offset:offset + 20]
+    assert found is not None, text[offset : offset + 20]
     return found.markdown
 
 
@@ -23,7 +23,7 @@ def test_agent_hover_shows_model_role_prompt_and_tools() -> None:
 def test_hover_range_is_the_name() -> None:
     found = hover(analysed(PROGRAM), at(PROGRAM, "Analyst.run", 3))
     assert found is not None
-    assert PROGRAM[found.start:found.end] == "Analyst"
+    assert PROGRAM[found.start : found.end] == "Analyst"
 
 
 def test_tool_hover_shows_description_and_parameters() -> None:
@@ -65,8 +65,10 @@ def test_version_declaration_says_which_path() -> None:
 def test_run_entries_and_members() -> None:
     md = hover_text(PROGRAM, at(PROGRAM, "run(topic)"))
     assert "returns its answer as text" in md
-    text = ('nexa 3.0;\nagent A { prompt: "p" }\nflow f {\n    r = A.execute("x")\n'
-            '    if (r.success) {\n        print(r.output)\n    }\n}\n')
+    text = (
+        'nexa 3.0;\nagent A { prompt: "p" }\nflow f {\n    r = A.execute("x")\n'
+        "    if (r.success) {\n        print(r.output)\n    }\n}\n"
+    )
     assert "new run id" in hover_text(text, at(text, "execute"))
     assert "`completed`" in hover_text(text, at(text, "success"))
     assert "A run of `A`" in hover_text(text, at(text, "r.output"))

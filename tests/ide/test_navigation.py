@@ -13,7 +13,7 @@ from tests.ide.helpers import LIB, PROGRAM, MemoryFiles, analysed, at
 
 
 def texts(places: list, text: str) -> list[str]:
-    return [text[p.start:p.end] for p in places]
+    return [text[p.start : p.end] for p in places]
 
 
 def test_definition_of_an_agent_in_the_same_file() -> None:
@@ -26,7 +26,7 @@ def test_definition_across_an_include() -> None:
     analysis = analysed(PROGRAM, {"lib.nxlib": LIB})
     [place] = definition(analysis, at(PROGRAM, "Formatter"))
     assert place.path == Path("/ws/lib.nxlib")
-    assert place.source.text[place.start:place.end] == "Formatter" and place.start == LIB.index("Formatter")
+    assert place.source.text[place.start : place.end] == "Formatter" and place.start == LIB.index("Formatter")
 
 
 def test_definition_of_an_include_is_the_file() -> None:
@@ -54,10 +54,14 @@ def test_references_across_files_use_each_files_scope() -> None:
     main = analyze(parse_source(PROGRAM), Path("/ws/main.nx"), files)
     lib = analyze(files.sources["lib.nxlib"], Path("/ws/lib.nxlib"), files)
     found = references(main, at(PROGRAM, "Formatter"), [(Path("/ws/lib.nxlib"), lib)])
-    where = sorted((str(p.path), p.source.text[p.start:p.end], p.start) for p in found)
-    assert where == sorted([("None", "Formatter", PROGRAM.index("Formatter")),
-                            ("/ws/lib.nxlib", "Formatter", LIB.index("Formatter")),
-                            ("/ws/lib.nxlib", "Formatter", LIB.index("Formatter.run"))])
+    where = sorted((str(p.path), p.source.text[p.start : p.end], p.start) for p in found)
+    assert where == sorted(
+        [
+            ("None", "Formatter", PROGRAM.index("Formatter")),
+            ("/ws/lib.nxlib", "Formatter", LIB.index("Formatter")),
+            ("/ws/lib.nxlib", "Formatter", LIB.index("Formatter.run")),
+        ]
+    )
     # asked from the included file, the including file's use is found too
     back = references(lib, LIB.index("Formatter"), [(Path("/ws/main.nx"), main)])
     assert sorted(str(p.path) for p in back) == ["/ws/main.nx", "None", "None"]
@@ -100,5 +104,4 @@ def test_prepare_rename_gives_the_name_range() -> None:
 
 def test_highlight_marks_writes_and_reads() -> None:
     found = highlights(analysed(PROGRAM), at(PROGRAM, "draft.title"))
-    assert [(PROGRAM[h.start:h.end], h.write) for h in found] == [("draft", True), ("draft", False),
-                                                                   ("draft", False)]
+    assert [(PROGRAM[h.start : h.end], h.write) for h in found] == [("draft", True), ("draft", False), ("draft", False)]

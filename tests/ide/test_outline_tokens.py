@@ -16,8 +16,12 @@ from tests.ide.helpers import LIB, PROGRAM, analysed, at
 def test_document_symbols_are_hierarchical() -> None:
     symbols = document_symbols(parse_source(PROGRAM))
     assert [(s.name, s.kind) for s in symbols] == [
-        ("lib.nxlib", OutlineKind.FILE), ("Report", OutlineKind.INTERFACE), ("Lookup", OutlineKind.FUNCTION),
-        ("Analyst", OutlineKind.CLASS), ("main", OutlineKind.FUNCTION)]
+        ("lib.nxlib", OutlineKind.FILE),
+        ("Report", OutlineKind.INTERFACE),
+        ("Lookup", OutlineKind.FUNCTION),
+        ("Analyst", OutlineKind.CLASS),
+        ("main", OutlineKind.FUNCTION),
+    ]
     report, lookup, analyst, main = symbols[1:]
     assert [c.name for c in report.children] == ["title", "score"]
     assert [c.name for c in analyst.children] == ["role", "model", "prompt", "memory"]
@@ -27,7 +31,7 @@ def test_document_symbols_are_hierarchical() -> None:
         assert sym.start <= sym.selection_start <= sym.selection_end <= sym.end
         for child in sym.children:
             assert sym.start <= child.start and child.end <= sym.end
-    assert PROGRAM[analyst.selection_start:analyst.selection_end] == "Analyst"
+    assert PROGRAM[analyst.selection_start : analyst.selection_end] == "Analyst"
 
 
 def test_workspace_symbols_match_subsequences() -> None:
@@ -41,8 +45,10 @@ def test_workspace_symbols_match_subsequences() -> None:
 def test_semantic_tokens_say_what_names_are() -> None:
     analysis = analysed(PROGRAM)
     tokens = semantic_tokens(analysis)
-    kinds = {(PROGRAM[t.start:t.start + t.length], TOKEN_TYPES[t.type_index], bool(t.modifiers & DECLARATION))
-             for t in tokens}
+    kinds = {
+        (PROGRAM[t.start : t.start + t.length], TOKEN_TYPES[t.type_index], bool(t.modifiers & DECLARATION))
+        for t in tokens
+    }
     assert ("Analyst", "class", True) in kinds
     assert ("Analyst", "class", False) in kinds
     assert ("Lookup", "function", False) in kinds
@@ -77,7 +83,7 @@ def test_folding_ranges_cover_declarations_and_comment_runs() -> None:
 def test_selection_ranges_grow_outwards() -> None:
     source = parse_source(PROGRAM)
     ranges = selection_ranges(source, at(PROGRAM, "Analyst.run", 2))
-    assert PROGRAM[ranges[0][0]:ranges[0][1]] == "Analyst"
+    assert PROGRAM[ranges[0][0] : ranges[0][1]] == "Analyst"
     assert ranges[-1] == (0, len(PROGRAM))
     for inner, outer in itertools.pairwise(ranges):
         assert outer[0] <= inner[0] and inner[1] <= outer[1] and inner != outer

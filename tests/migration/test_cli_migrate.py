@@ -12,14 +12,20 @@ from nexa_lsp.syntax import VersionPath, parse_source
 from .helpers import errors_30
 
 AGENT = 'agent Writer { prompt: "写作" }\n'
-GOOD = AGENT + ('flow main {\n    draft = Writer.run("一首诗")\n    better = Writer.run("shorter")\n'
-                '    print(better)\n}\n')
+GOOD = AGENT + (
+    'flow main {\n    draft = Writer.run("一首诗")\n    better = Writer.run("shorter")\n    print(better)\n}\n'
+)
 BLOCKED = AGENT + 'flow main {\n    loop { d = Writer.run("again") } until ("good enough")\n}\n'
 
 
 def nexa(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "nexa_lsp", "check", *map(str, args)],
-                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "nexa_lsp", "check", *map(str, args)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
 
 
 def test_migrate_writes_30_files_and_a_second_run_changes_nothing(tmp_path: Path) -> None:
@@ -31,8 +37,10 @@ def test_migrate_writes_30_files_and_a_second_run_changes_nothing(tmp_path: Path
     assert text.startswith("nexa 3.0;\n") and 'Writer.continue(draft, "shorter")' in text
     assert parse_source(text).path is VersionPath.NEXA_30 and errors_30(text) == []
     assert f"{good}: migrated" in first.stdout
-    assert first.stdout.splitlines()[-1] == ("1 files checked: 0 errors, 0 warnings, 0 findings, 2 fixes applied; "
-                                             "1 migrated to Nexa 3.0, 0 not migrated, 0 already on 3.0")
+    assert first.stdout.splitlines()[-1] == (
+        "1 files checked: 0 errors, 0 warnings, 0 findings, 2 fixes applied; "
+        "1 migrated to Nexa 3.0, 0 not migrated, 0 already on 3.0"
+    )
     second = nexa(tmp_path, "--migrate")
     assert good.read_text(encoding="utf-8") == text
     assert second.returncode == 0

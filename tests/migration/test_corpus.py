@@ -67,8 +67,13 @@ def test_every_accepted_file_migrates_cleanly_or_is_blocked_with_reasons() -> No
 def test_cli_migrate_over_a_copy_of_the_corpus_is_idempotent(corpus_copy: tuple[Path, list[str]]) -> None:
     root, paths = corpus_copy
     before = {rel: (root / rel).read_bytes() for rel in paths}
-    run = subprocess.run([sys.executable, "-m", "nexa_lsp", "check", str(root), "--migrate", "--format", "json"],
-                         capture_output=True, text=True, encoding="utf-8", timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-m", "nexa_lsp", "check", str(root), "--migrate", "--format", "json"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+    )
     assert run.returncode in (0, 1), run.stderr
     payload = json.loads(run.stdout)
     statuses = {Path(f["path"]).relative_to(root).as_posix(): f for f in payload["files"]}
@@ -89,8 +94,13 @@ def test_cli_migrate_over_a_copy_of_the_corpus_is_idempotent(corpus_copy: tuple[
             assert entry["migration"]["blockers"], rel
             assert any(d["message"].startswith("not migrated to Nexa 3.0: ") for d in entry["diagnostics"]), rel
     snapshot = {rel: (root / rel).read_bytes() for rel in paths}
-    second = subprocess.run([sys.executable, "-m", "nexa_lsp", "check", str(root), "--migrate", "--format", "json"],
-                            capture_output=True, text=True, encoding="utf-8", timeout=600)
+    second = subprocess.run(
+        [sys.executable, "-m", "nexa_lsp", "check", str(root), "--migrate", "--format", "json"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+    )
     assert {rel: (root / rel).read_bytes() for rel in paths} == snapshot
     summary = json.loads(second.stdout)["summary"]
     assert summary["migrated"] == 0

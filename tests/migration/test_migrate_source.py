@@ -9,8 +9,9 @@ from nexa_lsp.syntax import VersionPath, parse_source
 from .helpers import errors_30
 
 AGENT = 'agent Writer { prompt: "写作" }\n'
-PROGRAM = AGENT + ('flow main {\n    draft = Writer.run("一首诗 😀")\n    better = Writer.run("shorter")\n'
-                   '    print(better)\n}\n')
+PROGRAM = AGENT + (
+    'flow main {\n    draft = Writer.run("一首诗 😀")\n    better = Writer.run("shorter")\n    print(better)\n}\n'
+)
 
 
 def test_migrates_with_declaration_and_rewrites_and_edits_reproduce_the_text() -> None:
@@ -70,8 +71,10 @@ def test_already_30_files_get_their_remaining_safe_rewrites() -> None:
 
 
 def test_notes_say_which_approvals_start_to_apply() -> None:
-    text = ('tool Pay { description: "pay", parameters: {"amount": "string"}, approval: "required" }\n'
-            'agent Clerk { prompt: "file it" }\nflow main { r = Clerk.run("file the form") }\n')
+    text = (
+        'tool Pay { description: "pay", parameters: {"amount": "string"}, approval: "required" }\n'
+        'agent Clerk { prompt: "file it" }\nflow main { r = Clerk.run("file the form") }\n'
+    )
     result = migrate_source(text)
     assert result.migrated
     assert any("`Pay`" in note and "pause" in note for note in result.notes)

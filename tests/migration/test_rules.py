@@ -9,8 +9,10 @@ from nexa_lsp.syntax import Severity
 from .helpers import V30, all_of, apply, codes, errors_30, fix_titled, lint, only, parses_30
 
 AGENTS = 'agent Writer { prompt: "write" }\nagent Critic { prompt: "judge" }\n'
-APPROVAL_TOOL = ('tool Pay { description: "pay", parameters: {"amount": "string"}, approval: "required" }\n'
-                 'agent Buyer uses Pay { prompt: "buy" }\n')
+APPROVAL_TOOL = (
+    'tool Pay { description: "pay", parameters: {"amount": "string"}, approval: "required" }\n'
+    'agent Buyer uses Pay { prompt: "buy" }\n'
+)
 
 
 # ------------------------------------------------------------------ NXM001: no version declaration
@@ -78,8 +80,9 @@ def test_nxm002_each_flow_starts_its_own_history() -> None:
 
 
 def test_nxm003_bound_earlier_run_becomes_continue() -> None:
-    body = AGENTS + ('flow main {\n    draft = Writer.run("a poem")\n    better = Writer.run("shorter")\n'
-                     '    print(better)\n}\n')
+    body = AGENTS + (
+        'flow main {\n    draft = Writer.run("a poem")\n    better = Writer.run("shorter")\n    print(better)\n}\n'
+    )
     diag = only(V30 + body, "NXM003")
     assert "continue(draft, ...)" in diag.message and "line 5" in diag.message
     assert diag.related and diag.related[0].message == "earlier run of Writer"
@@ -92,8 +95,10 @@ def test_nxm003_bound_earlier_run_becomes_continue() -> None:
 
 
 def test_nxm003_follows_the_bound_variable_through_branches() -> None:
-    body = AGENTS + ('flow main {\n    if (mode == "a") { r = Writer.run("a") } else { r = Writer.run("b") }\n'
-                     '    Writer.run("more")\n}\n')
+    body = AGENTS + (
+        'flow main {\n    if (mode == "a") { r = Writer.run("a") } else { r = Writer.run("b") }\n'
+        '    Writer.run("more")\n}\n'
+    )
     diag = only(V30 + body, "NXM003")
     assert diag.fixes[0].safe
     assert 'Writer.continue(r, "more")' in apply(V30 + body, diag.fixes[0])
@@ -185,8 +190,9 @@ def test_nxm006_negative_piped_run_member_is_a_run_with_a_structural_rewrite() -
 
 
 def test_nxm010_unguarded_continue_of_an_approval_agent_run_with_the_guard_fix() -> None:
-    text = V30 + APPROVAL_TOOL + ('flow main {\n    r = Buyer.execute("a book")\n'
-                                  '    r2 = Buyer.continue(r, "a pen")\n}\n')
+    text = (
+        V30 + APPROVAL_TOOL + ('flow main {\n    r = Buyer.execute("a book")\n    r2 = Buyer.continue(r, "a pen")\n}\n')
+    )
     diag = only(text, "NXM010")
     assert diag.severity is Severity.WARNING and "waiting_approval" in diag.message
     guard = diag.fixes[0]
@@ -198,8 +204,14 @@ def test_nxm010_unguarded_continue_of_an_approval_agent_run_with_the_guard_fix()
 
 
 def test_nxm010_negative_guarded_or_no_approval_tool() -> None:
-    guarded = V30 + APPROVAL_TOOL + ('flow main {\n    r = Buyer.execute("a")\n'
-                                     '    if (r.status == "completed") { r2 = Buyer.continue(r, "b") }\n}\n')
+    guarded = (
+        V30
+        + APPROVAL_TOOL
+        + (
+            'flow main {\n    r = Buyer.execute("a")\n'
+            '    if (r.status == "completed") { r2 = Buyer.continue(r, "b") }\n}\n'
+        )
+    )
     assert "NXM010" not in codes(guarded)
     plain = V30 + AGENTS + 'flow main {\n    r = Writer.execute("a")\n    r2 = Writer.continue(r, "b")\n}\n'
     assert codes(plain) == []
@@ -216,8 +228,9 @@ def test_nxm011_continue_with_empty_or_missing_input() -> None:
 
 
 def test_nxm011_negative_real_input() -> None:
-    assert "NXM011" not in codes(V30 + AGENTS + 'flow main {\n    r = Writer.execute("a")\n'
-                                 '    x = Writer.continue(r, "next")\n}\n')
+    assert "NXM011" not in codes(
+        V30 + AGENTS + 'flow main {\n    r = Writer.execute("a")\n    x = Writer.continue(r, "next")\n}\n'
+    )
 
 
 # ------------------------------------------------------------------ NXM012: another agent's run
@@ -245,8 +258,11 @@ def test_nxm012_negative_same_agent() -> None:
 
 
 def test_nxm013_resume_inside_a_success_guard_or_of_an_agent_without_approvals() -> None:
-    guarded = V30 + APPROVAL_TOOL + ('flow main {\n    r = Buyer.execute("a")\n'
-                                     '    if (r.success) { r = Buyer.resume(r) }\n}\n')
+    guarded = (
+        V30
+        + APPROVAL_TOOL
+        + ('flow main {\n    r = Buyer.execute("a")\n    if (r.success) { r = Buyer.resume(r) }\n}\n')
+    )
     diag = only(guarded, "NXM013")
     assert diag.severity is Severity.WARNING and "if (r.success)" in diag.message
     plain = V30 + AGENTS + 'flow main {\n    r = Writer.execute("a")\n    r = Writer.resume(r)\n}\n'
@@ -254,8 +270,16 @@ def test_nxm013_resume_inside_a_success_guard_or_of_an_agent_without_approvals()
 
 
 def test_nxm013_negative_waiting_run_may_be_resumed() -> None:
-    text = V30 + APPROVAL_TOOL + ('flow main {\n    r = Buyer.execute("a")\n'
-                                  '    if (r.status == "waiting_approval") { r = Buyer.resume(r) }\n}\n')
+    text = (
+        V30
+        + APPROVAL_TOOL
+        + (
+            'flow main {\n    r = Buyer.execute("a")\n'
+            '    if (r.status == "waiting_approval") { r = Buyer.resume(r) }\n}\n'
+        )
+    )
     assert "NXM013" not in codes(text)
-    assert all_of(V30 + APPROVAL_TOOL + 'flow main {\n    r = Buyer.execute("a")\n    r = Buyer.resume(r)\n}\n',
-                  "NXM013") == []
+    assert (
+        all_of(V30 + APPROVAL_TOOL + 'flow main {\n    r = Buyer.execute("a")\n    r = Buyer.resume(r)\n}\n', "NXM013")
+        == []
+    )

@@ -77,32 +77,44 @@ def is_push(client: LanguageClient) -> bool:
     return caps is None or caps.text_document is None or caps.text_document.diagnostic is None
 
 
-async def initialize(client: LanguageClient, profile: str, folders: list[Path],
-                     options: dict[str, Any] | None = None) -> lsp.InitializeResult:
-    return await client.initialize_session(lsp.InitializeParams(
-        capabilities=client_capabilities(profile),
-        root_uri=uri(folders[0]) if folders else None,
-        workspace_folders=[lsp.WorkspaceFolder(uri=uri(f), name=f.name) for f in folders],
-        initialization_options=options,
-    ))
+async def initialize(
+    client: LanguageClient, profile: str, folders: list[Path], options: dict[str, Any] | None = None
+) -> lsp.InitializeResult:
+    return await client.initialize_session(
+        lsp.InitializeParams(
+            capabilities=client_capabilities(profile),
+            root_uri=uri(folders[0]) if folders else None,
+            workspace_folders=[lsp.WorkspaceFolder(uri=uri(f), name=f.name) for f in folders],
+            initialization_options=options,
+        )
+    )
 
 
 def open_document(client: LanguageClient, doc_uri: str, text: str, version: int = 1) -> None:
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        text_document=lsp.TextDocumentItem(uri=doc_uri, language_id="nexa", version=version, text=text)))
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(
+            text_document=lsp.TextDocumentItem(uri=doc_uri, language_id="nexa", version=version, text=text)
+        )
+    )
 
 
 def close_document(client: LanguageClient, doc_uri: str) -> None:
-    client.text_document_did_close(lsp.DidCloseTextDocumentParams(
-        text_document=lsp.TextDocumentIdentifier(uri=doc_uri)))
+    client.text_document_did_close(
+        lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=doc_uri))
+    )
 
 
-def edit(client: LanguageClient, doc_uri: str, version: int, start: lsp.Position, end: lsp.Position,
-         new_text: str) -> None:
-    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        text_document=lsp.VersionedTextDocumentIdentifier(uri=doc_uri, version=version),
-        content_changes=[lsp.TextDocumentContentChangePartial(range=lsp.Range(start=start, end=end),
-                                                              text=new_text)]))
+def edit(
+    client: LanguageClient, doc_uri: str, version: int, start: lsp.Position, end: lsp.Position, new_text: str
+) -> None:
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=doc_uri, version=version),
+            content_changes=[
+                lsp.TextDocumentContentChangePartial(range=lsp.Range(start=start, end=end), text=new_text)
+            ],
+        )
+    )
 
 
 async def wait_until(predicate: Callable[[], Any], timeout: float = TIMEOUT) -> Any:
@@ -119,13 +131,20 @@ async def wait_until(predicate: Callable[[], Any], timeout: float = TIMEOUT) -> 
 async def diagnostics(client: LanguageClient, doc_uri: str, version: int | None = None) -> list[lsp.Diagnostic]:
     """The diagnostics of a document as the client gets them: pushed, or pulled."""
     if is_push(client):
+
         def published() -> list[lsp.PublishDiagnosticsParams]:
-            return [p for p in client.published if p.uri == doc_uri  # type: ignore[attr-defined]
-                    and (version is None or p.version == version)]
+            return [
+                p
+                for p in client.published
+                if p.uri == doc_uri  # type: ignore[attr-defined]
+                and (version is None or p.version == version)
+            ]
+
         found = await wait_until(published)
         return list(found[-1].diagnostics)
-    report = await client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
-        text_document=lsp.TextDocumentIdentifier(uri=doc_uri)))
+    report = await client.text_document_diagnostic_async(
+        lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=doc_uri))
+    )
     assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
     return list(report.items)
 

@@ -1,6 +1,6 @@
 """Small Nexa sources for the server tests (written for these tests)."""
 
-MAIN = '''include "lib.nxlib";
+MAIN = """include "lib.nxlib";
 
 protocol Report {
     title: str,
@@ -20,9 +20,9 @@ flow main(topic: str) {
     tidy(draft)
     print(draft)
 }
-'''
+"""
 
-LIB = '''agent Formatter {
+LIB = """agent Formatter {
     prompt: "Format the text."
 }
 
@@ -30,9 +30,9 @@ flow tidy(text: str) {
     out = Formatter.run(text)
     print(out)
 }
-'''
+"""
 
-BROKEN_NAMES = '''agent Writer {
+BROKEN_NAMES = """agent Writer {
     prompt: "Write."
 }
 
@@ -40,12 +40,12 @@ flow main {
     a = Writr.run("x")
     b = Writer.run("y")
 }
-'''
+"""
 
 #: Chinese and emoji before and after names on the same line (UTF-16 positions).
-UNICODE = '''agent Greeter { prompt: "问候 🙂 用户" }
+UNICODE = """agent Greeter { prompt: "问候 🙂 用户" }
 
 flow main {
     s = "你好🙂世界"; r = Greeter.run(s); t = "🎉再见"; u = Greetr.run(t)
 }
-'''
+"""

@@ -25,8 +25,9 @@ def corpus_files() -> list[Path]:
 
 @pytest_lsp.fixture(scope="module", params=PROFILES, config=CONFIG)
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest) -> Any:
-    await initialize(lsp_client, request.param, [CORPUS] if CORPUS.is_dir() else [],
-                     {"nexa": {"diagnostics": {"debounceMs": 0}}})
+    await initialize(
+        lsp_client, request.param, [CORPUS] if CORPUS.is_dir() else [], {"nexa": {"diagnostics": {"debounceMs": 0}}}
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -49,8 +50,9 @@ async def test_every_corpus_file_opens_cleanly(client: LanguageClient) -> None:
         doc = uri(path)
         open_document(client, doc, text)
         await diagnostics(client, doc, 1)
-        symbols = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(
-            lsp.TextDocumentIdentifier(doc)))
+        symbols = await client.text_document_document_symbol_async(
+            lsp.DocumentSymbolParams(lsp.TextDocumentIdentifier(doc))
+        )
         top = [s.name for s in symbols or []]
         for decl in parse_source(text).declarations():
             if decl.name:

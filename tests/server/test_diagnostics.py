@@ -51,10 +51,12 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest_lsp.fixture(scope="module", params=PROFILES, config=CONFIG)
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: dict[str, Path]) -> Any:
     # the second folder turns migration hints off; the first keeps the defaults
-    lsp_client.set_configuration({"diagnostics": {"migrationHints": False}}, section="nexa",
-                                 scope_uri=uri(workspace["two"]))
+    lsp_client.set_configuration(
+        {"diagnostics": {"migrationHints": False}}, section="nexa", scope_uri=uri(workspace["two"])
+    )
     lsp_client.init_result = await initialize(  # type: ignore[attr-defined]
-        lsp_client, request.param, [workspace["one"], workspace["two"]], {"nexa": {"diagnostics": {"debounceMs": 50}}})
+        lsp_client, request.param, [workspace["one"], workspace["two"]], {"nexa": {"diagnostics": {"debounceMs": 50}}}
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -64,13 +66,23 @@ def cli_findings(path: Path, *extra: str) -> list[tuple[str, int, int, int, int]
     with redirect_stdout(out):
         cli_main(["check", "--format", "json", *extra, str(path)])
     data = json.loads(out.getvalue())
-    return sorted((d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"],
-                   d["range"]["end"]["line"], d["range"]["end"]["character"]) for d in data["files"][0]["diagnostics"])
+    return sorted(
+        (
+            d["code"],
+            d["range"]["start"]["line"],
+            d["range"]["start"]["character"],
+            d["range"]["end"]["line"],
+            d["range"]["end"]["character"],
+        )
+        for d in data["files"][0]["diagnostics"]
+    )
 
 
 def lsp_findings(items: list[lsp.Diagnostic]) -> list[tuple[str, int, int, int, int]]:
-    return sorted((str(d.code), d.range.start.line, d.range.start.character, d.range.end.line,
-                   d.range.end.character) for d in items)
+    return sorted(
+        (str(d.code), d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character)
+        for d in items
+    )
 
 
 async def test_initialize_advertises_what_the_server_does(client: LanguageClient) -> None:
@@ -95,8 +107,7 @@ async def test_initialize_advertises_what_the_server_does(client: LanguageClient
     assert "nexa.migrateFile" in caps.execute_command_provider.commands
 
 
-async def test_editor_and_cli_report_the_same_diagnostics(client: LanguageClient,
-                                                          workspace: dict[str, Path]) -> None:
+async def test_editor_and_cli_report_the_same_diagnostics(client: LanguageClient, workspace: dict[str, Path]) -> None:
     path = workspace["one"] / "main.nx"
     doc = uri(path)
     open_document(client, doc, MAIN)
@@ -115,17 +126,22 @@ async def test_push_or_pull_follows_the_client(client: LanguageClient, workspace
     assert undefined[0].range.start == position_of(BROKEN_NAMES, "Writr")
     if not is_push(client):
         assert not [p for p in client.published if p.uri == doc]  # type: ignore[attr-defined]
-        report = await client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
-            text_document=lsp.TextDocumentIdentifier(uri=doc)))
+        report = await client.text_document_diagnostic_async(
+            lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=doc))
+        )
         assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
-        again = await client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
-            text_document=lsp.TextDocumentIdentifier(uri=doc), previous_result_id=report.result_id))
+        again = await client.text_document_diagnostic_async(
+            lsp.DocumentDiagnosticParams(
+                text_document=lsp.TextDocumentIdentifier(uri=doc), previous_result_id=report.result_id
+            )
+        )
         assert isinstance(again, lsp.RelatedUnchangedDocumentDiagnosticReport)
     close_document(client, doc)
 
 
-async def test_edits_are_debounced_and_never_published_stale(client: LanguageClient,
-                                                             workspace: dict[str, Path]) -> None:
+async def test_edits_are_debounced_and_never_published_stale(
+    client: LanguageClient, workspace: dict[str, Path]
+) -> None:
     doc = uri(workspace["two"] / "edited.nx")
     open_document(client, doc, BROKEN_NAMES)
     await diagnostics(client, doc, 1)
@@ -145,8 +161,13 @@ async def test_edits_are_debounced_and_never_published_stale(client: LanguageCli
         assert len(versions) < 6  # the quick edits were checked once, not five times
     close_document(client, doc)
     if is_push(client):
-        cleared = await wait_until(lambda: [p for p in client.published  # type: ignore[attr-defined]
-                                            if p.uri == doc and p.version is None])
+        cleared = await wait_until(
+            lambda: [
+                p
+                for p in client.published  # type: ignore[attr-defined]
+                if p.uri == doc and p.version is None
+            ]
+        )
         assert list(cleared[-1].diagnostics) == []
 
 
@@ -156,8 +177,7 @@ async def test_includes_are_read_from_disk(client: LanguageClient, workspace: di
     items = await diagnostics(client, doc, 1)
     assert "NX101" not in codes(items) and "NX102" not in codes(items)  # Formatter comes from lib.nxlib
     missing = MAIN.replace('include "lib.nxlib";', 'include "nowhere.nxlib";')
-    edit(client, doc, 2, lsp.Position(0, 0), lsp.Position(0, len('include "lib.nxlib";')),
-         'include "nowhere.nxlib";')
+    edit(client, doc, 2, lsp.Position(0, 0), lsp.Position(0, len('include "lib.nxlib";')), 'include "nowhere.nxlib";')
     items = await diagnostics(client, doc, 2)
     assert {"NX140", "NX102"} <= set(codes(items))
     [not_found] = [d for d in items if d.code == "NX140"]
@@ -165,8 +185,7 @@ async def test_includes_are_read_from_disk(client: LanguageClient, workspace: di
     close_document(client, doc)
 
 
-async def test_an_open_included_file_updates_its_includers(client: LanguageClient,
-                                                           workspace: dict[str, Path]) -> None:
+async def test_an_open_included_file_updates_its_includers(client: LanguageClient, workspace: dict[str, Path]) -> None:
     main_doc, lib_doc = uri(workspace["one"] / "main.nx"), uri(workspace["one"] / "lib.nxlib")
     open_document(client, main_doc, MAIN)
     open_document(client, lib_doc, LIB)
@@ -174,8 +193,13 @@ async def test_an_open_included_file_updates_its_includers(client: LanguageClien
     start = position_of(LIB, "Formatter")
     edit(client, lib_doc, 2, start, lsp.Position(start.line, start.character + len("Formatter")), "Stylist")
     if is_push(client):
-        found = await wait_until(lambda: [p for p in client.published  # type: ignore[attr-defined]
-                                          if p.uri == main_doc and "NX102" in codes(list(p.diagnostics))])
+        found = await wait_until(
+            lambda: [
+                p
+                for p in client.published  # type: ignore[attr-defined]
+                if p.uri == main_doc and "NX102" in codes(list(p.diagnostics))
+            ]
+        )
         assert found
     else:
         assert "NX102" in codes(await diagnostics(client, main_doc))
@@ -198,8 +222,9 @@ async def test_settings_per_workspace_folder(client: LanguageClient, workspace: 
     close_document(client, two)
 
 
-async def test_configuration_changes_apply_to_open_documents(client: LanguageClient,
-                                                             workspace: dict[str, Path]) -> None:
+async def test_configuration_changes_apply_to_open_documents(
+    client: LanguageClient, workspace: dict[str, Path]
+) -> None:
     text = 'agent A { prompt: "p" }\nflow f {\n    x = A.run("q")\n}\n'
     doc = uri(workspace["one"] / "config.nx")
     open_document(client, doc, text)
@@ -208,8 +233,13 @@ async def test_configuration_changes_apply_to_open_documents(client: LanguageCli
     published = len(client.published)  # type: ignore[attr-defined]
     client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
     if is_push(client):
-        await wait_until(lambda: [p for p in client.published[published:]  # type: ignore[attr-defined]
-                                  if p.uri == doc])
+        await wait_until(
+            lambda: [
+                p
+                for p in client.published[published:]  # type: ignore[attr-defined]
+                if p.uri == doc
+            ]
+        )
         after = codes(await diagnostics(client, doc, 1))
     else:  # the server asks the client for the new settings first; pull until they apply
         for _ in range(200):
@@ -228,8 +258,7 @@ async def test_configuration_changes_apply_to_open_documents(client: LanguageCli
     close_document(client, doc)
 
 
-async def test_workspace_diagnostics_cover_files_not_open(client: LanguageClient,
-                                                          workspace: dict[str, Path]) -> None:
+async def test_workspace_diagnostics_cover_files_not_open(client: LanguageClient, workspace: dict[str, Path]) -> None:
     doc = uri(workspace["one"] / "main.nx")
     open_document(client, doc, MAIN)
     await diagnostics(client, doc, 1)
@@ -239,8 +268,11 @@ async def test_workspace_diagnostics_cover_files_not_open(client: LanguageClient
     other = by_uri[uri(workspace["two"] / "other.nx")]  # read from disk
     assert isinstance(other, lsp.WorkspaceFullDocumentDiagnosticReport) and other.version is None
     assert "NX101" in codes(list(other.items))
-    again = await client.workspace_diagnostic_async(lsp.WorkspaceDiagnosticParams(
-        previous_result_ids=[lsp.PreviousResultId(uri=i.uri, value=i.result_id or "") for i in report.items]))
+    again = await client.workspace_diagnostic_async(
+        lsp.WorkspaceDiagnosticParams(
+            previous_result_ids=[lsp.PreviousResultId(uri=i.uri, value=i.result_id or "") for i in report.items]
+        )
+    )
     assert [i.uri for i in again.items if not isinstance(i, lsp.WorkspaceUnchangedDocumentDiagnosticReport)] == []
     close_document(client, doc)
 
@@ -254,11 +286,17 @@ async def test_a_created_include_file_is_picked_up(client: LanguageClient, works
     created = workspace["one"] / name
     created.write_text('agent Later { prompt: "p" }\n', encoding="utf-8")
     published = len(client.published)  # type: ignore[attr-defined]
-    client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
-        changes=[lsp.FileEvent(uri=uri(created), type=lsp.FileChangeType.Created)]))
+    client.workspace_did_change_watched_files(
+        lsp.DidChangeWatchedFilesParams(changes=[lsp.FileEvent(uri=uri(created), type=lsp.FileChangeType.Created)])
+    )
     if is_push(client):
-        await wait_until(lambda: [p for p in client.published[published:]  # type: ignore[attr-defined]
-                                  if p.uri == doc])
+        await wait_until(
+            lambda: [
+                p
+                for p in client.published[published:]  # type: ignore[attr-defined]
+                if p.uri == doc
+            ]
+        )
     for _ in range(200):
         now = codes(await diagnostics(client, doc, 1))
         if "NX140" not in now:

@@ -27,25 +27,25 @@ from tests.server.sources import LIB, MAIN, UNICODE
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-FIXABLE = '''agent A {
+FIXABLE = """agent A {
     prompt: "p",
     stream: "true",
     cache: "false"
 }
-'''
-NEXA30 = '''nexa 3.0;
+"""
+NEXA30 = """nexa 3.0;
 agent A { prompt: "p" }
 flow f {
     r = A.execute("x")
     print(r.output)
 }
-'''
-MIGRATABLE = '''agent A { prompt: "p" }
+"""
+MIGRATABLE = """agent A { prompt: "p" }
 flow f {
     x = A.run("q")
     print(x)
 }
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +72,11 @@ def doc(folder: Path, name: str) -> lsp.TextDocumentIdentifier:
 
 def snippet_client(client: LanguageClient) -> bool:
     caps = client.capabilities
-    item = caps.text_document.completion.completion_item if caps and caps.text_document and \
-        caps.text_document.completion else None
+    item = (
+        caps.text_document.completion.completion_item
+        if caps and caps.text_document and caps.text_document.completion
+        else None
+    )
     return bool(item and item.snippet_support)
 
 
@@ -90,20 +93,19 @@ async def test_hover_describes_an_agent(client: LanguageClient, folder: Path) ->
 async def test_hover_on_the_version_declaration(client: LanguageClient, folder: Path) -> None:
     target = uri(folder / "v30.nx")
     open_document(client, target, NEXA30)
-    found = await client.text_document_hover_async(lsp.HoverParams(
-        lsp.TextDocumentIdentifier(target), lsp.Position(0, 2)))
+    found = await client.text_document_hover_async(
+        lsp.HoverParams(lsp.TextDocumentIdentifier(target), lsp.Position(0, 2))
+    )
     assert found is not None and "Nexa 3.0 path" in found.contents.value  # type: ignore[union-attr]
     close_document(client, target)
 
 
-async def test_completion_of_agent_properties_respects_snippet_support(client: LanguageClient,
-                                                                      folder: Path) -> None:
-    text = MAIN.replace('    role: "Careful analyst",\n', '    ro\n')
+async def test_completion_of_agent_properties_respects_snippet_support(client: LanguageClient, folder: Path) -> None:
+    text = MAIN.replace('    role: "Careful analyst",\n', "    ro\n")
     target = uri(folder / "props.nx")
     open_document(client, target, text)
     pos = position_of(text, "    ro\n", 6)
-    result = await client.text_document_completion_async(lsp.CompletionParams(lsp.TextDocumentIdentifier(target),
-                                                                              pos))
+    result = await client.text_document_completion_async(lsp.CompletionParams(lsp.TextDocumentIdentifier(target), pos))
     assert isinstance(result, lsp.CompletionList)
     role = next(i for i in result.items if i.label == "role")
     assert role.kind == lsp.CompletionItemKind.Property
@@ -129,8 +131,9 @@ async def test_completion_documents_declarations(client: LanguageClient, folder:
     text = MAIN.replace("    print(draft)\n", "    Ana\n")
     target = uri(folder / "docs.nx")
     open_document(client, target, text)
-    result = await client.text_document_completion_async(lsp.CompletionParams(
-        lsp.TextDocumentIdentifier(target), position_of(text, "    Ana\n", 7)))
+    result = await client.text_document_completion_async(
+        lsp.CompletionParams(lsp.TextDocumentIdentifier(target), position_of(text, "    Ana\n", 7))
+    )
     assert isinstance(result, lsp.CompletionList)
     [analyst] = [i for i in result.items if i.label == "Analyst"]
     if analyst.documentation is None:  # the client resolves documentation lazily
@@ -144,55 +147,70 @@ async def test_completion_of_agent_methods_follows_the_path(client: LanguageClie
     async def methods(name: str, text: str, after: str) -> list[str]:
         target = uri(folder / name)
         open_document(client, target, text)
-        result = await client.text_document_completion_async(lsp.CompletionParams(
-            lsp.TextDocumentIdentifier(target), position_of(text, after, len(after)),
-            lsp.CompletionContext(lsp.CompletionTriggerKind.TriggerCharacter, ".")))
+        result = await client.text_document_completion_async(
+            lsp.CompletionParams(
+                lsp.TextDocumentIdentifier(target),
+                position_of(text, after, len(after)),
+                lsp.CompletionContext(lsp.CompletionTriggerKind.TriggerCharacter, "."),
+            )
+        )
         close_document(client, target)
         assert isinstance(result, lsp.CompletionList)
         return [i.label for i in result.items]
 
     assert await methods("m24.nx", MAIN.replace("Analyst.run(topic)", "Analyst."), "Analyst.") == ["run"]
     assert await methods("m30.nx", NEXA30.replace('A.execute("x")', "A."), "r = A.") == [
-        "execute", "continue", "resume"]
+        "execute",
+        "continue",
+        "resume",
+    ]
     members = await methods("m30b.nx", NEXA30.replace("r.output", "r."), "print(r.")
     assert members[:4] == ["output", "status", "success", "settled"]
 
 
 async def test_definition_of_a_name_from_an_included_file(client: LanguageClient, folder: Path) -> None:
-    found = await client.text_document_definition_async(lsp.DefinitionParams(
-        doc(folder, "main.nx"), position_of(MAIN, "Formatter")))
+    found = await client.text_document_definition_async(
+        lsp.DefinitionParams(doc(folder, "main.nx"), position_of(MAIN, "Formatter"))
+    )
     assert isinstance(found, list) and len(found) == 1
     assert found[0].uri == uri(folder / "lib.nxlib")
     assert found[0].range.start == position_of(LIB, "Formatter")
 
 
 async def test_references_across_included_files(client: LanguageClient, folder: Path) -> None:
-    found = await client.text_document_references_async(lsp.ReferenceParams(
-        text_document=doc(folder, "main.nx"), position=position_of(MAIN, "Formatter"),
-        context=lsp.ReferenceContext(include_declaration=True)))
+    found = await client.text_document_references_async(
+        lsp.ReferenceParams(
+            text_document=doc(folder, "main.nx"),
+            position=position_of(MAIN, "Formatter"),
+            context=lsp.ReferenceContext(include_declaration=True),
+        )
+    )
     where = sorted((Path(r.uri.removeprefix("file://")).name, r.range.start.line) for r in found or [])
     assert where == [("lib.nxlib", 0), ("lib.nxlib", 5), ("main.nx", 9)]
 
 
 async def test_rename_across_files_and_refusals(client: LanguageClient, folder: Path) -> None:
     pos = position_of(MAIN, "Formatter")
-    prepared = await client.text_document_prepare_rename_async(lsp.PrepareRenameParams(doc(folder, "main.nx"),
-                                                                                        pos))
+    prepared = await client.text_document_prepare_rename_async(lsp.PrepareRenameParams(doc(folder, "main.nx"), pos))
     assert isinstance(prepared, lsp.PrepareRenamePlaceholder) and prepared.placeholder == "Formatter"
     result = await client.text_document_rename_async(lsp.RenameParams(doc(folder, "main.nx"), pos, "Stylist"))
     assert result is not None and result.changes is not None
     assert {Path(u.removeprefix("file://")).name: len(e) for u, e in result.changes.items()} == {
-        "main.nx": 1, "lib.nxlib": 2}
+        "main.nx": 1,
+        "lib.nxlib": 2,
+    }
     with pytest.raises(JsonRpcException, match="keyword"):
         await client.text_document_rename_async(lsp.RenameParams(doc(folder, "main.nx"), pos, "agent"))
-    nothing = await client.text_document_prepare_rename_async(lsp.PrepareRenameParams(
-        doc(folder, "main.nx"), position_of(MAIN, "role")))
+    nothing = await client.text_document_prepare_rename_async(
+        lsp.PrepareRenameParams(doc(folder, "main.nx"), position_of(MAIN, "role"))
+    )
     assert nothing is None
 
 
 async def test_document_highlight(client: LanguageClient, folder: Path) -> None:
-    found = await client.text_document_document_highlight_async(lsp.DocumentHighlightParams(
-        doc(folder, "main.nx"), position_of(MAIN, "draft")))
+    found = await client.text_document_document_highlight_async(
+        lsp.DocumentHighlightParams(doc(folder, "main.nx"), position_of(MAIN, "draft"))
+    )
     kinds = [(h.range.start.line, h.kind) for h in found or []]
     assert kinds[0][1] == lsp.DocumentHighlightKind.Write and len(kinds) == 3
 
@@ -216,11 +234,13 @@ async def test_semantic_tokens_full_delta_and_range(client: LanguageClient, fold
     assert full is not None and full.result_id and len(full.data) % 5 == 0 and full.data
     edit(client, target, 2, lsp.Position(0, 0), lsp.Position(0, 0), "// top\n")
     delta = await client.text_document_semantic_tokens_full_delta_async(
-        lsp.SemanticTokensDeltaParams(ident, full.result_id))
+        lsp.SemanticTokensDeltaParams(ident, full.result_id)
+    )
     assert isinstance(delta, lsp.SemanticTokensDelta) and len(delta.edits) == 1
     assert delta.edits[0].start == 0  # only the first token's line moved
-    ranged = await client.text_document_semantic_tokens_range_async(lsp.SemanticTokensRangeParams(
-        ident, lsp.Range(lsp.Position(0, 0), lsp.Position(9, 0))))
+    ranged = await client.text_document_semantic_tokens_range_async(
+        lsp.SemanticTokensRangeParams(ident, lsp.Range(lsp.Position(0, 0), lsp.Position(9, 0)))
+    )
     assert ranged is not None and 0 < len(ranged.data) < len(full.data)
     close_document(client, target)
 
@@ -231,15 +251,17 @@ async def test_folding_and_selection_ranges(client: LanguageClient, folder: Path
     assert {2, 9, 15} <= starts  # protocol, agent, flow
     assert all(f.start_character is None for f in folds or [])
     pos = position_of(MAIN, "Analyst.run", 2)
-    [chain] = await client.text_document_selection_range_async(lsp.SelectionRangeParams(
-        doc(folder, "main.nx"), [pos])) or []
+    [chain] = (
+        await client.text_document_selection_range_async(lsp.SelectionRangeParams(doc(folder, "main.nx"), [pos])) or []
+    )
     widths = []
     node: lsp.SelectionRange | None = chain
     while node is not None:
         widths.append(node.range)
         node = node.parent
-    assert widths[0] == lsp.Range(lsp.Position(pos.line, pos.character - 2),
-                                  lsp.Position(pos.line, pos.character - 2 + len("Analyst")))
+    assert widths[0] == lsp.Range(
+        lsp.Position(pos.line, pos.character - 2), lsp.Position(pos.line, pos.character - 2 + len("Analyst"))
+    )
     assert len(widths) >= 4
 
 
@@ -248,16 +270,23 @@ async def test_code_actions_quick_fixes_and_fix_all(client: LanguageClient, fold
     open_document(client, target, FIXABLE)
     items = await diagnostics(client, target, 1)
     pos = position_of(FIXABLE, '"true"')
-    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
-        lsp.TextDocumentIdentifier(target), lsp.Range(pos, pos), lsp.CodeActionContext(diagnostics=items)))
+    actions = await client.text_document_code_action_async(
+        lsp.CodeActionParams(
+            lsp.TextDocumentIdentifier(target), lsp.Range(pos, pos), lsp.CodeActionContext(diagnostics=items)
+        )
+    )
     titles = [a.title for a in actions or []]
     assert "Write `true` without quotes" in titles
     fix = next(a for a in actions or [] if a.title == "Write `true` without quotes")
     assert isinstance(fix, lsp.CodeAction) and fix.kind == lsp.CodeActionKind.QuickFix and fix.is_preferred
     assert fix.diagnostics and fix.diagnostics[0].code == "NX121"
-    fix_all = await client.text_document_code_action_async(lsp.CodeActionParams(
-        lsp.TextDocumentIdentifier(target), lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
-        lsp.CodeActionContext(diagnostics=[], only=["source.fixAll.nexa"])))
+    fix_all = await client.text_document_code_action_async(
+        lsp.CodeActionParams(
+            lsp.TextDocumentIdentifier(target),
+            lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
+            lsp.CodeActionContext(diagnostics=[], only=["source.fixAll.nexa"]),
+        )
+    )
     [action] = fix_all or []
     assert isinstance(action, lsp.CodeAction) and action.edit is not None
     edits = edits_in(action.edit, target)
@@ -282,12 +311,17 @@ def edits_in(edit: lsp.WorkspaceEdit, target: str) -> list[lsp.TextEdit]:
 async def test_migrate_action_and_command(client: LanguageClient, folder: Path) -> None:
     target = uri(folder / "migrate.nx")
     open_document(client, target, MIGRATABLE)
-    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
-        lsp.TextDocumentIdentifier(target), lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
-        lsp.CodeActionContext(diagnostics=[], only=["source.migrate.nexa"])))
+    actions = await client.text_document_code_action_async(
+        lsp.CodeActionParams(
+            lsp.TextDocumentIdentifier(target),
+            lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
+            lsp.CodeActionContext(diagnostics=[], only=["source.migrate.nexa"]),
+        )
+    )
     assert [a.title for a in actions or []] == ["Migrate this file to Nexa 3.0"]
-    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        command="nexa.migrateFile", arguments=[{"uri": target}]))
+    result = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="nexa.migrateFile", arguments=[{"uri": target}])
+    )
     assert result == {"applied": True, "remaining": []}
     applied = client.applied_edits[-1]  # type: ignore[attr-defined]
     new_text = edits_in(applied.edit, target)
@@ -299,26 +333,27 @@ async def test_utf16_positions_with_chinese_and_emoji(client: LanguageClient, fo
     line = UNICODE.splitlines()[3]
     items = await diagnostics(client, uri(folder / "unicode.nx"), 1)
     [undefined] = [d for d in items if d.code == "NX101"]
-    start = utf16(line[:line.index("Greetr")])
+    start = utf16(line[: line.index("Greetr")])
     assert undefined.range == lsp.Range(lsp.Position(3, start), lsp.Position(3, start + 6))
     # hover on the agent between emoji: the range is in UTF-16 units
-    pos = lsp.Position(3, utf16(line[:line.index("Greeter.run")]) + 3)
+    pos = lsp.Position(3, utf16(line[: line.index("Greeter.run")]) + 3)
     found = await client.text_document_hover_async(lsp.HoverParams(doc(folder, "unicode.nx"), pos))
     assert found is not None and found.range is not None
-    assert found.range.start.character == utf16(line[:line.index("Greeter.run")])
+    assert found.range.start.character == utf16(line[: line.index("Greeter.run")])
     assert found.range.end.character == found.range.start.character + len("Greeter")
     # rename edits land on the right UTF-16 columns
     result = await client.text_document_rename_async(lsp.RenameParams(doc(folder, "unicode.nx"), pos, "Host"))
     assert result is not None and result.changes is not None
     cols = sorted((e.range.start.line, e.range.start.character) for e in result.changes[uri(folder / "unicode.nx")])
-    assert cols == [(0, len("agent ")), (3, utf16(line[:line.index("Greeter.run")]))]
+    assert cols == [(0, len("agent ")), (3, utf16(line[: line.index("Greeter.run")]))]
     # completion after an emoji replaces exactly the typed prefix
-    completion = await client.text_document_completion_async(lsp.CompletionParams(
-        doc(folder, "unicode.nx"), lsp.Position(3, utf16(line[:line.index("Greeter.run")]) + 4)))
+    completion = await client.text_document_completion_async(
+        lsp.CompletionParams(doc(folder, "unicode.nx"), lsp.Position(3, utf16(line[: line.index("Greeter.run")]) + 4))
+    )
     assert isinstance(completion, lsp.CompletionList)
     greeter = next(i for i in completion.items if i.label == "Greeter")
     replaced, _text = edit_of(completion, greeter)
-    assert replaced.start.character == utf16(line[:line.index("Greeter.run")])
+    assert replaced.start.character == utf16(line[: line.index("Greeter.run")])
 
 
 async def test_formatting_reindents_and_keeps_strings(client: LanguageClient, folder: Path) -> None:
@@ -328,8 +363,11 @@ async def test_formatting_reindents_and_keeps_strings(client: LanguageClient, fo
         'flow main {\nif (x) {\nprint("😀")\n}\n}'
     )
     open_document(client, target, text)
-    edits = await client.text_document_formatting_async(lsp.DocumentFormattingParams(
-        lsp.TextDocumentIdentifier(target), lsp.FormattingOptions(tab_size=4, insert_spaces=True)))
+    edits = await client.text_document_formatting_async(
+        lsp.DocumentFormattingParams(
+            lsp.TextDocumentIdentifier(target), lsp.FormattingOptions(tab_size=4, insert_spaces=True)
+        )
+    )
     assert edits is not None and len(edits) == 1
     assert edits[0].new_text == (
         'agent A {\n    role: "r",\n    prompt: """第一行   \n   kept as is"""\n}\n'
@@ -340,7 +378,10 @@ async def test_formatting_reindents_and_keeps_strings(client: LanguageClient, fo
     close_document(client, target)
     formatted = uri(folder / "formatted.nx")
     open_document(client, formatted, edits[0].new_text)
-    again = await client.text_document_formatting_async(lsp.DocumentFormattingParams(
-        lsp.TextDocumentIdentifier(formatted), lsp.FormattingOptions(tab_size=4, insert_spaces=True)))
+    again = await client.text_document_formatting_async(
+        lsp.DocumentFormattingParams(
+            lsp.TextDocumentIdentifier(formatted), lsp.FormattingOptions(tab_size=4, insert_spaces=True)
+        )
+    )
     assert again is not None and len(again) == 0  # formatting twice changes nothing
     close_document(client, formatted)

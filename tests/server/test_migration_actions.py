@@ -19,11 +19,14 @@ from nexa_lsp.text import LineIndex
 from .conftest import CONFIG, PROFILES, TIMEOUT, diagnostics, initialize, open_document, uri, wait_until
 
 AGENT = 'agent Writer { prompt: "写一首诗 😀" }\n'
-MIGRATABLE = AGENT + ('flow main {\n    draft = Writer.run("主题 😀")\n    better = Writer.run("shorter")\n'
-                      '    print(better)\n}\n')
+MIGRATABLE = AGENT + (
+    'flow main {\n    draft = Writer.run("主题 😀")\n    better = Writer.run("shorter")\n    print(better)\n}\n'
+)
 BLOCKED = AGENT + 'flow main {\n    loop { d = Writer.run("again") } until ("good")\n}\n'
-V30_MIXED = ("nexa 3.0;\n" + AGENT + 'flow main {\n    draft = Writer.run("主题 😀")\n'
-             '    try { x = Writer.run("more") } catch (e) { print(e) }\n}\n')
+V30_MIXED = (
+    "nexa 3.0;\n" + AGENT + 'flow main {\n    draft = Writer.run("主题 😀")\n'
+    '    try { x = Writer.run("more") } catch (e) { print(e) }\n}\n'
+)
 
 
 @pytest_lsp.fixture(config=CONFIG, params=PROFILES)
@@ -37,9 +40,17 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, tmp
 def apply_text_edits(text: str, edits: list[lsp.TextEdit]) -> str:
     """Apply LSP edits (UTF-16 positions) the way an editor does: all against the same text."""
     lines = LineIndex(text)
-    spans = sorted(((lines.offset_of_utf16(e.range.start.line, e.range.start.character),
-                     lines.offset_of_utf16(e.range.end.line, e.range.end.character), e.new_text) for e in edits),
-                   key=lambda s: (s[0], s[1]))
+    spans = sorted(
+        (
+            (
+                lines.offset_of_utf16(e.range.start.line, e.range.start.character),
+                lines.offset_of_utf16(e.range.end.line, e.range.end.character),
+                e.new_text,
+            )
+            for e in edits
+        ),
+        key=lambda s: (s[0], s[1]),
+    )
     out, cursor = [], 0
     for start, end, new in spans:
         assert start >= cursor, "overlapping edits"
@@ -76,13 +87,17 @@ async def open_file(client: LanguageClient, name: str, text: str) -> str:
     return doc
 
 
-async def actions(client: LanguageClient, doc: str, text: str, only: list[str] | None,
-                  diags: list[lsp.Diagnostic] | None = None) -> list[lsp.CodeAction]:
+async def actions(
+    client: LanguageClient, doc: str, text: str, only: list[str] | None, diags: list[lsp.Diagnostic] | None = None
+) -> list[lsp.CodeAction]:
     end_line = text.count("\n")
-    result = await client.text_document_code_action_async(lsp.CodeActionParams(
-        text_document=lsp.TextDocumentIdentifier(uri=doc),
-        range=lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=end_line, character=0)),
-        context=lsp.CodeActionContext(diagnostics=diags or [], only=only)))
+    result = await client.text_document_code_action_async(
+        lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=doc),
+            range=lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=end_line, character=0)),
+            context=lsp.CodeActionContext(diagnostics=diags or [], only=only),
+        )
+    )
     return [a for a in result or [] if isinstance(a, lsp.CodeAction)]
 
 
@@ -97,20 +112,21 @@ async def test_migrate_action_inserts_the_declaration_and_applies_safe_rewrites(
     assert errors_30(migrated) == []
 
 
-async def test_blocked_file_offers_no_migrate_action_and_the_command_names_the_blockers(
-        client: LanguageClient) -> None:
+async def test_blocked_file_offers_no_migrate_action_and_the_command_names_the_blockers(client: LanguageClient) -> None:
     doc = await open_file(client, "loop.nx", BLOCKED)
     found = await actions(client, doc, BLOCKED, ["source.migrate.nexa"])
     assert [a.title for a in found] == []
-    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        command="nexa.migrateFile", arguments=[{"uri": doc}]))
+    result = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="nexa.migrateFile", arguments=[{"uri": doc}])
+    )
     assert result["applied"] is False and result["remaining"] == ["NXM002"]
 
 
 async def test_migrate_command_sends_the_edit_to_the_editor(client: LanguageClient) -> None:
     doc = await open_file(client, "cmd.nx", MIGRATABLE)
-    result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        command="nexa.migrateFile", arguments=[{"uri": doc}]))
+    result = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="nexa.migrateFile", arguments=[{"uri": doc}])
+    )
     assert result == {"applied": True, "remaining": []}
     sent = await wait_until(lambda: client.applied_edits, TIMEOUT)  # type: ignore[attr-defined]
     migrated = apply_text_edits(MIGRATABLE, edits_for(sent[-1].edit, doc))

@@ -24,8 +24,9 @@ TEXT = 'agent A { prompt: "p" }\nflow f {\n    x = A.run("q")\n}\n'
 
 
 @pytest_lsp.fixture(scope="module", params=PROFILES, config=CONFIG)
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest,
-                 tmp_path_factory: pytest.TempPathFactory) -> Any:
+async def client(
+    lsp_client: LanguageClient, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Any:
     root = tmp_path_factory.mktemp("robust")
     lsp_client.root = root  # type: ignore[attr-defined]
     await initialize(lsp_client, request.param, [root])
@@ -37,23 +38,22 @@ async def test_a_request_for_an_unknown_document_fails_cleanly(client: LanguageC
     root: Path = client.root  # type: ignore[attr-defined]
     missing = uri(root / "never-opened.nx")
     with pytest.raises(JsonRpcException, match="not open") as info:
-        await client.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(missing),
-                                                               lsp.Position(0, 0)))
+        await client.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(missing), lsp.Position(0, 0)))
     assert info.value.code == -32803
     await wait_until(lambda: [m for m in client.log_messages if "never-opened.nx" in m.message])
     # the server is still there and answers
     doc = uri(root / "ok.nx")
     open_document(client, doc, TEXT)
     await diagnostics(client, doc, 1)
-    hover = await client.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(doc),
-                                                                   lsp.Position(2, 9)))
+    hover = await client.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(doc), lsp.Position(2, 9)))
     assert hover is not None
 
 
 async def test_bad_command_arguments_are_an_error_not_a_crash(client: LanguageClient) -> None:
     with pytest.raises(JsonRpcException, match="uri"):
-        await client.workspace_execute_command_async(lsp.ExecuteCommandParams(command="nexa.migrateFile",
-                                                                              arguments=[42]))
+        await client.workspace_execute_command_async(
+            lsp.ExecuteCommandParams(command="nexa.migrateFile", arguments=[42])
+        )
     symbols = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=""))
     assert symbols is not None
 
@@ -63,16 +63,26 @@ async def test_edits_out_of_range_and_for_closed_documents_are_survived(client: 
     doc = uri(root / "odd.nx")
     open_document(client, doc, TEXT)
     await diagnostics(client, doc, 1)
-    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        text_document=lsp.VersionedTextDocumentIdentifier(uri=doc, version=2),
-        content_changes=[lsp.TextDocumentContentChangePartial(
-            range=lsp.Range(lsp.Position(99, 0), lsp.Position(120, 5)), text="\n// tail\n")]))
-    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        text_document=lsp.VersionedTextDocumentIdentifier(uri=uri(root / "closed.nx"), version=3),
-        content_changes=[lsp.TextDocumentContentChangeWholeDocument(text="agent")]))
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=doc, version=2),
+            content_changes=[
+                lsp.TextDocumentContentChangePartial(
+                    range=lsp.Range(lsp.Position(99, 0), lsp.Position(120, 5)), text="\n// tail\n"
+                )
+            ],
+        )
+    )
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri(root / "closed.nx"), version=3),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text="agent")],
+        )
+    )
     await diagnostics(client, doc, 2)
-    symbols = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(
-        lsp.TextDocumentIdentifier(doc)))
+    symbols = await client.text_document_document_symbol_async(
+        lsp.DocumentSymbolParams(lsp.TextDocumentIdentifier(doc))
+    )
     assert [s.name for s in symbols or []] == ["A", "f"]
 
 
@@ -119,8 +129,9 @@ async def _read_message(reader: asyncio.StreamReader) -> dict[str, Any]:
 
 async def test_serve_over_tcp() -> None:
     port = _free_port()
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "nexa_lsp", "--tcp", f"127.0.0.1:{port}",
-                                                stderr=asyncio.subprocess.PIPE)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "nexa_lsp", "--tcp", f"127.0.0.1:{port}", stderr=asyncio.subprocess.PIPE
+    )
     try:
         for _ in range(200):
             try:
@@ -130,8 +141,14 @@ async def test_serve_over_tcp() -> None:
                 await asyncio.sleep(0.05)
         else:
             raise AssertionError("the server did not listen")
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                           "params": {"processId": None, "rootUri": None, "capabilities": {}}}).encode()
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"processId": None, "rootUri": None, "capabilities": {}},
+            }
+        ).encode()
         writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         await writer.drain()
         while True:
@@ -154,9 +171,14 @@ class RawServer:
 
     @classmethod
     async def start(cls) -> RawServer:
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "nexa_lsp", stdin=asyncio.subprocess.PIPE,
-                                                    stdout=asyncio.subprocess.PIPE,
-                                                    stderr=asyncio.subprocess.DEVNULL)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "nexa_lsp",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
         return cls(proc)
 
     async def send(self, raw: bytes) -> None:
@@ -182,8 +204,11 @@ async def test_params_that_do_not_fit_get_an_invalid_params_answer() -> None:
     server = await RawServer.start()
     try:
         await server.request(1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}})
-        answer = await server.request(2, "textDocument/hover", {"textDocument": {"uri": "file:///x.nx"},
-                                                                "position": {"line": "one", "character": None}})
+        answer = await server.request(
+            2,
+            "textDocument/hover",
+            {"textDocument": {"uri": "file:///x.nx"}, "position": {"line": "one", "character": None}},
+        )
         assert answer["error"]["code"] == -32602
         again = await server.request(3, "workspace/symbol", {"query": ""})
         assert again["result"] == []
@@ -194,8 +219,9 @@ async def test_params_that_do_not_fit_get_an_invalid_params_answer() -> None:
 async def test_frames_with_odd_headers_do_not_deafen_the_server() -> None:
     server = await RawServer.start()
     try:
-        init = await server.request(1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}},
-                                    header=b"content-length")  # header names are case-insensitive
+        init = await server.request(
+            1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}}, header=b"content-length"
+        )  # header names are case-insensitive
         assert "capabilities" in init["result"]
         await server.send(b"Content-Length: many\r\n\r\n{}")  # an unusable length: that frame is skipped
         answer = await server.request(2, "workspace/symbol", {"query": ""})
