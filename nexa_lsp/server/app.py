@@ -44,7 +44,9 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from nexa_lsp import __version__
+from nexa_lsp.server import to_lsp
 from nexa_lsp.server.documents import DocumentState, DocumentStore, normal_path, path_of_uri
+from nexa_lsp.server.from_lsp import ClientFacts, client_facts
 from nexa_lsp.server.memory import IdleCollector
 from nexa_lsp.server.settings import ServerSettings
 
@@ -117,6 +119,7 @@ class NexaProtocol(LanguageServerProtocol):
         if general is not None and general.position_encodings:
             # every client supports UTF-16; offering only it keeps conversions exact
             general.position_encodings = [lsp.PositionEncodingKind.Utf16]
+        self._server.client = client_facts(params.capabilities)  # type: ignore[attr-defined]
         result: lsp.InitializeResult = yield from super().lsp_initialize(params)
         return result
 
@@ -134,6 +137,7 @@ class NexaLanguageServer(LanguageServer):
         self.code_action_kinds: list[str] = []
         self.registered_modules: list[str] = []
         self.idle_collector = IdleCollector()
+        self.client = ClientFacts()  # what the client declared (set by `initialize`)
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         """Serve on stdin/stdout with a frame reader that survives malformed headers."""
@@ -158,8 +162,7 @@ class NexaLanguageServer(LanguageServer):
     @property
     def push_diagnostics(self) -> bool:
         """Push (`publishDiagnostics`) unless the client pulls (`textDocument/diagnostic`)."""
-        caps = self.client_capabilities.text_document
-        return caps is None or caps.diagnostic is None
+        return not self.client.pulls_diagnostics
 
     def client_supports(self, dotted: str) -> bool:
         """True when the client capability at ``dotted`` (snake_case path) is present and not false."""
@@ -202,7 +205,7 @@ class NexaLanguageServer(LanguageServer):
 
     def log(self, message: str, level: lsp.MessageType = lsp.MessageType.Log) -> None:
         try:
-            self.window_log_message(lsp.LogMessageParams(type=level, message=message))
+            self.window_log_message(to_lsp.log_message(level, message))
         except Exception:  # no client connection (tests, shutdown)
             logger.log(logging.ERROR if level == lsp.MessageType.Error else logging.INFO, message)
 

@@ -1,24 +1,10 @@
-"""Offsets (code points) <-> LSP positions (UTF-16), through :class:`nexa_lsp.text.LineIndex` only."""
+"""Position conversions for ``server/runs.py`` until its conversions move into :mod:`to_lsp`.
 
-from __future__ import annotations
+Only a re-export: the functions live in :mod:`nexa_lsp.server.to_lsp` and
+:mod:`nexa_lsp.server.from_lsp`. Delete this module once ``server/runs`` imports them there.
+"""
 
-from lsprotocol import types as lsp
+from nexa_lsp.server.from_lsp import offset, offsets
+from nexa_lsp.server.to_lsp import position, to_range
 
-from nexa_lsp.text import LineIndex
-
-
-def position(lines: LineIndex, offset: int) -> lsp.Position:
-    pos = lines.utf16_position(offset)
-    return lsp.Position(line=pos.line, character=pos.character)
-
-
-def to_range(lines: LineIndex, start: int, end: int) -> lsp.Range:
-    return lsp.Range(start=position(lines, start), end=position(lines, max(start, end)))
-
-
-def offset(lines: LineIndex, pos: lsp.Position) -> int:
-    return lines.offset_of_utf16(pos.line, pos.character)
-
-
-def offsets(lines: LineIndex, rng: lsp.Range) -> tuple[int, int]:
-    return offset(lines, rng.start), offset(lines, rng.end)
+__all__ = ["offset", "offsets", "position", "to_range"]

@@ -17,13 +17,12 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
+from nexa_lsp.server import to_lsp
 from nexa_lsp.server.app import NexaLanguageServer, RequestFailed
-from nexa_lsp.server.convert import to_range
 from nexa_lsp.server.documents import Checked, DocumentState, path_of_uri, uri_of_path
 from nexa_lsp.server.settings import SECTION, ServerSettings
 
 if TYPE_CHECKING:
-    from nexa_lsp.syntax.diagnostics import Diagnostic
     from nexa_lsp.syntax.source import SourceFile
 
 
@@ -66,63 +65,21 @@ def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
                 lsp.MessageType.Error,
             )
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
-    converted = [to_lsp_diagnostic(server, state, source, d) for d in diagnostics]
-    digest = hashlib.sha1(usedforsecurity=False)
-    for d in converted:
-        digest.update(
-            repr(
-                (
-                    d.code,
-                    d.range.start.line,
-                    d.range.start.character,
-                    d.range.end.line,
-                    d.range.end.character,
-                    d.severity,
-                    d.message,
-                )
-            ).encode()
-        )
-    state.checked = Checked(state.version, diagnostics, converted, digest.hexdigest()[:20])
+    converted = [to_lsp.diagnostic(d, state.uri, source.lines, server.client) for d in diagnostics]
+    state.checked = Checked(state.version, diagnostics, converted, _result_id(converted))
     server.idle_collector.settle()
     return state.checked
 
 
-def to_lsp_diagnostic(
-    server: NexaLanguageServer, state: DocumentState, source: SourceFile, d: Diagnostic
-) -> lsp.Diagnostic:
-    lines = source.lines
-    tags: list[lsp.DiagnosticTag] = []
-    if d.unnecessary and _tag_supported(server, lsp.DiagnosticTag.Unnecessary):
-        tags.append(lsp.DiagnosticTag.Unnecessary)
-    related = None
-    if d.related and server.client_supports("text_document.publish_diagnostics.related_information"):
-        related = [
-            lsp.DiagnosticRelatedInformation(
-                lsp.Location(state.uri, to_range(lines, r.span.start, r.span.end)), r.message
-            )
-            for r in d.related
-        ]
-    fixes = [{"title": f.title, "safe": f.safe} for f in d.fixes]
-    data: dict[str, object] = dict(d.data)
-    if fixes:
-        data["fixes"] = fixes
-    return lsp.Diagnostic(
-        range=to_range(lines, d.span.start, d.span.end),
-        message=d.message,
-        severity=lsp.DiagnosticSeverity(int(d.severity)),
-        code=d.code,
-        source="nexa",
-        tags=tags or None,
-        related_information=related,
-        data=data or None,
-    )
-
-
-def _tag_supported(server: NexaLanguageServer, tag: lsp.DiagnosticTag) -> bool:
-    caps = server.client_capabilities.text_document
-    pd = caps.publish_diagnostics if caps is not None else None
-    support = pd.tag_support if pd is not None else None
-    return support is not None and tag in support.value_set
+def _result_id(items: list[lsp.Diagnostic]) -> str:
+    """A digest of what the client shows of ``items`` (equal ids: nothing to send again)."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    for d in items:
+        start, end = d.range.start, d.range.end
+        digest.update(
+            repr((d.code, start.line, start.character, end.line, end.character, d.severity, d.message)).encode()
+        )
+    return digest.hexdigest()[:20]
 
 
 def publish(server: NexaLanguageServer, uri: str) -> None:
@@ -138,9 +95,7 @@ def publish(server: NexaLanguageServer, uri: str) -> None:
         return
     if checked.version != state.version:
         return
-    server.text_document_publish_diagnostics(
-        lsp.PublishDiagnosticsParams(uri=uri, diagnostics=checked.lsp, version=checked.version)
-    )
+    server.text_document_publish_diagnostics(to_lsp.publish_diagnostics(uri, checked.lsp, checked.version))
 
 
 def schedule(server: NexaLanguageServer, state: DocumentState, delay_ms: int | None = None) -> None:
@@ -204,15 +159,14 @@ async def pull_configuration(server: NexaLanguageServer) -> bool:
     if not server.client_supports("workspace.configuration"):
         return False
     folders = list(server.workspace.folders.values())
-    items = [lsp.ConfigurationItem(section=SECTION)]
-    items += [lsp.ConfigurationItem(scope_uri=f.uri, section=SECTION) for f in folders]
+    request = to_lsp.configuration_request(SECTION, [f.uri for f in folders])
     try:
-        answer = await server.workspace_configuration_async(lsp.ConfigurationParams(items=items))
+        answer = await server.workspace_configuration_async(request)
     except Exception as exc:
         server.log(f"workspace/configuration failed: {exc}; using the defaults", lsp.MessageType.Warning)
         return False
     values = list(answer or [])
-    values += [None] * (len(items) - len(values))
+    values += [None] * (len(request.items) - len(values))
     apply_settings(server, values[0], {f.uri: v for f, v in zip(folders, values[1:], strict=False)})
     return True
 
@@ -305,20 +259,14 @@ def register(server: NexaLanguageServer) -> None:
         if state.pending is not None:
             state.pending.cancel()
         if server.push_diagnostics:
-            server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=state.uri, diagnostics=[]))
+            server.text_document_publish_diagnostics(to_lsp.publish_diagnostics(state.uri, []))
         recheck_dependents(server, state.path)
         server.idle_collector.activity()
 
-    @server.feature(
-        lsp.TEXT_DOCUMENT_DIAGNOSTIC,
-        lsp.DiagnosticOptions(identifier=SECTION, inter_file_dependencies=True, workspace_diagnostics=True),
-    )
+    @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, to_lsp.diagnostic_options(SECTION))
     def document_diagnostic(params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
-        state = document(server, params.text_document.uri)
-        checked = check(server, state)
-        if params.previous_result_id is not None and params.previous_result_id == checked.result_id:
-            return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=checked.result_id)
-        return lsp.RelatedFullDocumentDiagnosticReport(items=checked.lsp, result_id=checked.result_id)
+        checked = check(server, document(server, params.text_document.uri))
+        return to_lsp.document_report(checked.lsp, checked.result_id, params.previous_result_id)
 
     @server.feature(lsp.WORKSPACE_DIAGNOSTIC)
     def workspace_diagnostic(params: lsp.WorkspaceDiagnosticParams) -> lsp.WorkspaceDiagnosticReport:
@@ -329,25 +277,18 @@ def register(server: NexaLanguageServer) -> None:
             if state.path is not None:
                 open_paths.add(state.path)
             checked = check(server, state)
-            if previous.get(state.uri) == checked.result_id:
-                items.append(
-                    lsp.WorkspaceUnchangedDocumentDiagnosticReport(
-                        uri=state.uri, version=state.version, result_id=checked.result_id
-                    )
+            items.append(
+                to_lsp.workspace_file_report(
+                    state.uri, state.version, checked.lsp, checked.result_id, previous.get(state.uri)
                 )
-            else:
-                items.append(
-                    lsp.WorkspaceFullDocumentDiagnosticReport(
-                        uri=state.uri, version=state.version, items=checked.lsp, result_id=checked.result_id
-                    )
-                )
+            )
         for path in server.documents.workspace_files():
             if path in open_paths:
                 continue
             report = _file_report(server, path, previous)
             if report is not None:
                 items.append(report)
-        return lsp.WorkspaceDiagnosticReport(items=items)
+        return to_lsp.workspace_report(items)
 
 
 def _file_report(
@@ -360,11 +301,7 @@ def _file_report(
         return None
     state = DocumentState(uri, path, text, None, server.documents.read(path))
     checked = check(server, state)
-    if previous.get(uri) == checked.result_id:
-        return lsp.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, version=None, result_id=checked.result_id)
-    return lsp.WorkspaceFullDocumentDiagnosticReport(
-        uri=uri, version=None, items=checked.lsp, result_id=checked.result_id
-    )
+    return to_lsp.workspace_file_report(uri, None, checked.lsp, checked.result_id, previous.get(uri))
 
 
 def _safe_warm_up(server: NexaLanguageServer) -> None:

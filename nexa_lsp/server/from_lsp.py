@@ -1,0 +1,90 @@
+"""What the client sends, read into plain values: positions to offsets, capabilities to facts.
+
+Positions arrive as UTF-16 (the only encoding the server negotiates) and become
+code-point offsets through :class:`nexa_lsp.text.LineIndex`; the client's
+capabilities are read once, at ``initialize``, into :class:`ClientFacts`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from nexa_lsp.text import LineIndex
+
+# ---------------------------------------------------------------------- positions
+
+
+def offset(lines: LineIndex, pos: lsp.Position) -> int:
+    """The code-point offset of an LSP position (clamped to the text)."""
+    return lines.offset_of_utf16(pos.line, pos.character)
+
+
+def offsets(lines: LineIndex, rng: lsp.Range) -> tuple[int, int]:
+    """The code-point offsets of an LSP range."""
+    return offset(lines, rng.start), offset(lines, rng.end)
+
+
+# ---------------------------------------------------------------------- client capabilities
+
+MARKDOWN = "markdown"
+PLAINTEXT = "plaintext"
+
+
+@dataclass(frozen=True, slots=True)
+class ClientFacts:
+    """What the client declared it can do (``initialize``), as plain values."""
+
+    pulls_diagnostics: bool = False
+    diagnostic_refresh: bool = False
+    configuration: bool = False
+    related_information: bool = False
+    unnecessary_tag: bool = False
+    hierarchical_symbols: bool = False
+    snippets: bool = False
+    completion_edit_range_default: bool = False
+    lazy_completion_documentation: bool = False
+    hover_formats: tuple[str, ...] = ()
+    completion_documentation_formats: tuple[str, ...] = ()
+    versioned_edits: bool = False
+    folding_range_limit: int | None = None
+
+
+def _at(value: Any, *names: str) -> Any:
+    """``value.a.b.c`` for ``names`` a, b, c; None as soon as one part is missing."""
+    for name in names:
+        value = getattr(value, name, None)
+        if value is None:
+            return None
+    return value
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    """A list of strings or string enums (``MarkupKind``) as plain strings."""
+    return tuple(v.value if isinstance(v, enum.Enum) else str(v) for v in value) if value else ()
+
+
+def client_facts(caps: lsp.ClientCapabilities | None) -> ClientFacts:
+    """Read the capabilities the server acts on."""
+    doc = _at(caps, "text_document")
+    item = _at(doc, "completion", "completion_item")
+    tags = _at(doc, "publish_diagnostics", "tag_support", "value_set") or ()
+    return ClientFacts(
+        pulls_diagnostics=_at(doc, "diagnostic") is not None,
+        diagnostic_refresh=bool(_at(caps, "workspace", "diagnostics", "refresh_support")),
+        configuration=bool(_at(caps, "workspace", "configuration")),
+        related_information=bool(_at(doc, "publish_diagnostics", "related_information")),
+        unnecessary_tag=lsp.DiagnosticTag.Unnecessary in tags,
+        hierarchical_symbols=bool(_at(doc, "document_symbol", "hierarchical_document_symbol_support")),
+        snippets=bool(_at(item, "snippet_support")),
+        completion_edit_range_default="editRange"
+        in _strings(_at(doc, "completion", "completion_list", "item_defaults")),
+        lazy_completion_documentation="documentation" in _strings(_at(item, "resolve_support", "properties")),
+        hover_formats=_strings(_at(doc, "hover", "content_format")),
+        completion_documentation_formats=_strings(_at(item, "documentation_format")),
+        versioned_edits=bool(_at(caps, "workspace", "workspace_edit", "document_changes")),
+        folding_range_limit=_at(doc, "folding_range", "range_limit") or None,
+    )
