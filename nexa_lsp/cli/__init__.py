@@ -1,15 +1,19 @@
 """Command line: `nexa-lsp [serve|check|agent|runs] ...`.
 
 Each subcommand lives in its own module exposing ``register(subparsers)``; the
-module is imported only when needed so `nexa-lsp check` never pays for pygls.
+module is imported only when that subcommand runs (or for ``--help``), so
+`nexa-lsp check` never pays for pygls and `nexa-lsp serve` never for the runtime's CLI.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+
+from nexa_lsp import __version__
 
 SUBCOMMANDS: dict[str, str] = {
     "serve": "nexa_lsp.cli.serve",
@@ -21,8 +25,6 @@ SUBCOMMANDS: dict[str, str] = {
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """Build the argument parser; with ``only`` set, import just that subcommand."""
-    from nexa_lsp import __version__
-
     parser = argparse.ArgumentParser(
         prog="nexa-lsp",
         description="Nexa language server (default: serve on stdio), checker and run tool.",
@@ -33,12 +35,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if only is not None and name != only:
             sub.add_parser(name, help=f"see `nexa-lsp {name} --help`")
             continue
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:  # subcommand not built into this install
-            if exc.name != module_name:
-                raise
-            continue
+        module = importlib.import_module(module_name)  # lazy: start-up (see the module docstring)
         module.register(sub)
     return parser
 
@@ -62,8 +59,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result: int = handler(args)
     except BrokenPipeError:  # e.g. `nexa-lsp check ... | head`
-        import os
-
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0

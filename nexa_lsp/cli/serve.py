@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from nexa_lsp.server.main import create_server
+
 
 def register(sub: Any) -> None:
     parser = sub.add_parser("serve", help="run the language server (stdio unless --tcp is given)")
@@ -31,8 +33,6 @@ def run_serve(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"nexa-lsp serve: {exc}", file=sys.stderr)
             return 2
-    from nexa_lsp.server.app import create_server
-
     server = create_server()
     if address is not None:
         print(f"nexa-lsp: listening on {address[0]}:{address[1]}", file=sys.stderr)

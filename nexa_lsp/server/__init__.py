@@ -1,1 +1,1 @@
-"""The language server (pygls glue). :func:`nexa_lsp.server.app.create_server` builds it."""
+"""The language server (pygls glue). :func:`nexa_lsp.server.main.create_server` builds it."""

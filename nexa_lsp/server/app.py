@@ -1,15 +1,17 @@
-"""The Nexa language server: a pygls server plus feature modules.
+"""The Nexa language server: pygls' server and protocol with the project's conventions.
 
-Every feature lives in a module of this package with a ``register(server)``
-function (:data:`FEATURE_MODULES`); a module that is not installed is skipped.
-A feature module registers handlers through :meth:`NexaLanguageServer.feature`
-and :meth:`NexaLanguageServer.command`, which wrap them so that an exception
-answers the request with an LSP error and is logged with ``window/logMessage``
-instead of reaching the client as a crash. Shared state for feature modules:
+:func:`nexa_lsp.server.main.create_server` builds it with every feature registered.
+Handlers are registered through :meth:`NexaLanguageServer.feature` and
+:meth:`NexaLanguageServer.command`, which wrap them so that an exception answers the
+request with an LSP error (and is logged with ``window/logMessage``) instead of
+reaching the client as a crash. A refusal the user can act on (:class:`RequestFailed`
+and pygls' other JSON-RPC errors) is answered and logged as one line; a real internal
+error keeps its traceback in the log. Shared state of the feature modules:
 
 * ``server.documents`` - open documents, their parses and analyses
   (:class:`nexa_lsp.server.documents.DocumentStore`);
-* ``server.settings_for(uri)`` - the ``nexa.*`` settings in force for a document;
+* ``server.client`` - what the client declared it can do (:class:`ClientFacts`);
+* ``server.settings_for(uri)`` - the ``nexa`` settings in force for a document;
 * ``server.settings_listeners`` - callables run after the settings change;
 * ``server.log(message, level)`` - a ``window/logMessage``;
 * ``server.diagnostic_providers`` - callables ``(DocumentState, SourceFile) ->
@@ -17,28 +19,28 @@ instead of reaching the client as a crash. Shared state for feature modules:
   pulled alike);
 * ``server.code_action_providers`` - callables ``(CodeActionParams) ->
   list[CodeAction]`` whose actions join ``textDocument/codeAction``, and
-  ``server.code_action_kinds``, the kinds advertised for it (append to it in
-  ``register``).
+  ``server.code_action_kinds``, the kinds advertised for it.
 
-The runs feature (`nexa_lsp/server/runs.py`, code lenses and the ``nexa.*`` run
-commands) plugs in the same way and owns ``textDocument/codeLens``.
+The runs feature (``nexa_lsp.server.runs``: code lenses and the ``nexa.*`` run commands)
+uses the provider hooks and owns ``textDocument/codeLens``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
 import inspect
 import logging
 import sys
 import threading
 import traceback
 from collections.abc import Callable, Generator
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -49,19 +51,13 @@ from nexa_lsp.server.documents import DocumentState, DocumentStore, normal_path,
 from nexa_lsp.server.from_lsp import ClientFacts, client_facts
 from nexa_lsp.server.memory import IdleCollector
 from nexa_lsp.server.settings import ServerSettings
+from nexa_lsp.server.transport import read_messages
 
 if TYPE_CHECKING:
     from nexa_lsp.syntax.diagnostics import Diagnostic
     from nexa_lsp.syntax.source import SourceFile
 
 logger = logging.getLogger(__name__)
-
-#: Feature modules, registered in this order (missing modules are skipped).
-FEATURE_MODULES = (
-    "nexa_lsp.server.sync",
-    "nexa_lsp.server.features",
-    "nexa_lsp.server.runs",
-)
 
 REQUEST_FAILED = -32803
 
@@ -87,12 +83,40 @@ class _InvalidRequest:
 
 
 class NexaProtocol(LanguageServerProtocol):
-    """pygls' protocol, with two changes:
+    """pygls' protocol, with these changes:
 
     * positions are always UTF-16 (the syntax layer converts offsets for that encoding only);
     * a request whose params cannot be read is answered with an Invalid Params error instead
-      of being dropped (the client would wait for an answer forever).
+      of being dropped (the client would wait for an answer forever);
+    * a refused request is answered and logged as one line, without pygls' traceback on
+      stderr (clients show stderr as errors); internal errors keep their traceback;
+    * ``$/cancelRequest`` for a request already answered is expected (clients cancel
+      what they no longer need) and not warned about.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._methods: dict[int | str, str] = {}  # method of each request not yet answered
+
+    def _handle_request(self, msg_id: int | str, method_name: str, params: Any) -> None:
+        self._methods[msg_id] = method_name
+        super()._handle_request(msg_id, method_name, params)
+
+    def _send_handler_result(self, future: Future[Any], *, msg_id: int | str) -> None:
+        method = self._methods.pop(msg_id, "request")
+        error = None if future.cancelled() else future.exception()
+        if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
+            self._request_futures.pop(msg_id, None)
+            self._server.log(f"{method}: {error}", lsp.MessageType.Warning)  # type: ignore[attr-defined]
+            self._send_response(msg_id, error=error.to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
+
+    def _handle_cancel_notification(self, msg_id: int | str) -> None:
+        if msg_id not in self._request_futures:
+            logger.debug("cancel for request %s, already answered", msg_id)
+            return
+        super()._handle_cancel_notification(msg_id)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
@@ -135,16 +159,11 @@ class NexaLanguageServer(LanguageServer):
         self.diagnostic_providers: list[Callable[[DocumentState, SourceFile], list[Diagnostic]]] = []
         self.code_action_providers: list[Callable[[lsp.CodeActionParams], list[lsp.CodeAction]]] = []
         self.code_action_kinds: list[str] = []
-        self.registered_modules: list[str] = []
         self.idle_collector = IdleCollector()
         self.client = ClientFacts()  # what the client declared (set by `initialize`)
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         """Serve on stdin/stdout with a frame reader that survives malformed headers."""
-        from pygls.io_ import StdinAsyncReader, StdoutWriter
-
-        from nexa_lsp.server.transport import read_messages
-
         self._stop_event = threading.Event()
         reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
@@ -210,19 +229,19 @@ class NexaLanguageServer(LanguageServer):
             logger.log(logging.ERROR if level == lsp.MessageType.Error else logging.INFO, message)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        # request errors are answered and logged by the handler wrapper (a refused command is
-        # a warning there, not an internal error); everything else is logged here
-        from pygls.exceptions import FeatureRequestError
-
+        # request errors are answered and logged by the handler wrapper and the protocol (a
+        # refused command is a warning there, not an internal error); the rest is logged here
         if source is FeatureRequestError:
             return
         self.log(f"nexa-lsp internal error: {error}", lsp.MessageType.Error)
 
     def _guard(self, name: str, handler: Callable[..., Any], notification: bool) -> Callable[..., Any]:
         def failed(exc: BaseException) -> Exception | None:
-            if isinstance(exc, JsonRpcException):
-                self.log(f"{name}: {exc}", lsp.MessageType.Warning)
-                return None if notification else exc
+            if isinstance(exc, JsonRpcException):  # a refusal: requests log it when answering it
+                if notification:
+                    self.log(f"{name}: {exc}", lsp.MessageType.Warning)
+                    return None
+                return exc
             detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-6))
             self.log(f"{name} failed: {type(exc).__name__}: {exc}\n{detail}", lsp.MessageType.Error)
             if notification:
@@ -285,18 +304,3 @@ def _is_request(method: str) -> bool:
     if message_types is None:
         return True
     return hasattr(message_types[0], "id")
-
-
-def create_server(modules: tuple[str, ...] = FEATURE_MODULES) -> NexaLanguageServer:
-    """A server with every available feature module registered."""
-    server = NexaLanguageServer()
-    for name in modules:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        module.register(server)
-        server.registered_modules.append(name)
-    return server

@@ -132,7 +132,7 @@ class DocumentStore:
 
     def parsed(self, state: DocumentState) -> SourceFile:
         """The parse of the document's current text (re-parsing only what changed)."""
-        from nexa_lsp.syntax.source import parse_source
+        from nexa_lsp.syntax.source import parse_source  # lazy: start-up
 
         source = state.source
         if source is None or (source.text is not state.text and source.text != state.text):
@@ -167,8 +167,8 @@ class DocumentStore:
         entry = self._disk.get(path)
         if entry is not None and entry.stamp == stamp:
             return entry.text, entry.source
-        from nexa_lsp.syntax.files import read_source
-        from nexa_lsp.syntax.source import parse_source
+        from nexa_lsp.syntax.files import read_source  # lazy: start-up
+        from nexa_lsp.syntax.source import parse_source  # lazy: start-up
 
         read = read_source(path)
         source = parse_source(read.text) if read.text is not None else None
@@ -192,7 +192,7 @@ class DocumentStore:
 
     def locate(self, include: str, including: Path | None) -> tuple[Path | None, SourceFile | None]:
         """Find an included file: open documents first, then disk (2.x search order)."""
-        from nexa_lsp.analysis.workspace import include_candidates
+        from nexa_lsp.analysis.workspace import include_candidates  # lazy: start-up
 
         for candidate in include_candidates(include, self.base_for(including)):
             path = normal_path(candidate)
@@ -202,13 +202,13 @@ class DocumentStore:
 
     def analysis(self, state: DocumentState) -> Analysis:
         """Names of the document resolved against its includes (memoised per version)."""
-        from nexa_lsp.analysis.symbols import analyze
+        from nexa_lsp.analysis.symbols import analyze  # lazy: start-up
 
         source = self.parsed(state)
         return analyze(source, state.path, self.locate)
 
     def analysis_of_file(self, path: Path) -> Analysis | None:
-        from nexa_lsp.analysis.symbols import analyze
+        from nexa_lsp.analysis.symbols import analyze  # lazy: start-up
 
         source = self.read(path)
         if source is None:

@@ -41,7 +41,7 @@ def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
     """Diagnostics of the document's current version (computed once per version and settings)."""
     if state.checked is not None and state.checked.version == state.version:
         return state.checked
-    from nexa_lsp.analysis.engine import CheckSettings, check_source
+    from nexa_lsp.analysis.engine import CheckSettings, check_source  # lazy: start-up
 
     documents = server.documents
     source = documents.parsed(state)
@@ -177,8 +177,8 @@ async def pull_configuration(server: NexaLanguageServer) -> bool:
 def warm_up() -> None:
     """Load the parsers and analysis modules before the first document needs them."""
     from nexa_lsp.ide import completion, hover  # noqa: F401
-    from nexa_lsp.syntax.grammar import parser_for
-    from nexa_lsp.syntax.version import VersionPath
+    from nexa_lsp.syntax.grammar import parser_for  # lazy: start-up
+    from nexa_lsp.syntax.version import VersionPath  # lazy: start-up
 
     for path in VersionPath:
         parser_for(path)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import sys
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pytest_lsp import LanguageClient
 
-from nexa_lsp.server.app import NexaLanguageServer
+from nexa_lsp.server.app import NexaLanguageServer, RequestFailed
 from tests.server.conftest import CONFIG, PROFILES, diagnostics, initialize, open_document, uri, wait_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -110,6 +112,25 @@ async def test_an_exception_in_a_handler_becomes_an_lsp_error_and_a_log() -> Non
     assert "KeyError" in logged[-1][0]
 
 
+async def test_internal_errors_keep_their_traceback_and_refusals_do_not(caplog: pytest.LogCaptureFixture) -> None:
+    server = NexaLanguageServer()
+    logged: list[str] = []
+    server.log = lambda message, level=lsp.MessageType.Log: logged.append(message)  # type: ignore
+    sent: list[tuple[object, object]] = []
+    server.protocol._send_response = lambda msg_id, result=None, error=None: sent.append((msg_id, error))  # type: ignore
+    refused: Future[Any] = Future()
+    refused.set_exception(RequestFailed("the document is not open"))
+    broken: Future[Any] = Future()
+    broken.set_exception(JsonRpcInternalError(message="nexa-lsp could not answer: ZeroDivisionError"))
+    with caplog.at_level(logging.DEBUG):
+        server.protocol._send_handler_result(refused, msg_id=1)  # type: ignore[attr-defined]
+        assert not [r for r in caplog.records if r.exc_info]
+        server.protocol._send_handler_result(broken, msg_id=2)  # type: ignore[attr-defined]
+    assert [msg_id for msg_id, _error in sent] == [1, 2]
+    assert logged == ["request: the document is not open"]
+    assert [r for r in caplog.records if r.exc_info and "ZeroDivisionError" in str(r.exc_info[1])]
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -168,18 +189,23 @@ class RawServer:
 
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
+        self.notifications: list[dict[str, Any]] = []
 
     @classmethod
-    async def start(cls) -> RawServer:
+    async def start(cls, stderr: int = asyncio.subprocess.DEVNULL) -> RawServer:
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
             "nexa_lsp",
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
+            stderr=stderr,
         )
         return cls(proc)
+
+    async def notify(self, method: str, params: Any) -> None:
+        body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params}).encode()
+        await self.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
     async def send(self, raw: bytes) -> None:
         assert self.proc.stdin is not None
@@ -194,6 +220,8 @@ class RawServer:
             message = await asyncio.wait_for(_read_message(self.proc.stdout), 20)
             if message.get("id") == msg_id:
                 return message
+            if "id" not in message:
+                self.notifications.append(message)
 
     async def stop(self) -> None:
         self.proc.kill()
@@ -228,3 +256,37 @@ async def test_frames_with_odd_headers_do_not_deafen_the_server() -> None:
         assert answer["result"] == []
     finally:
         await server.stop()
+
+
+async def test_refusals_are_one_log_line_and_no_traceback_on_stderr() -> None:
+    server = await RawServer.start(stderr=asyncio.subprocess.PIPE)
+    try:
+        await server.request(1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        await server.notify("initialized", {})
+        refused = [
+            await server.request(2, "workspace/executeCommand", {"command": "nexa.migrateFile", "arguments": [42]}),
+            await server.request(
+                3,
+                "textDocument/hover",
+                {"textDocument": {"uri": "file:///never-open.nx"}, "position": {"line": 0, "character": 0}},
+            ),
+            await server.request(4, "workspace/executeCommand", {"command": "nexa.noSuchCommand", "arguments": []}),
+        ]
+        assert [r["error"]["code"] for r in refused] == [-32803, -32803, -32602]
+        answered = await server.request(5, "workspace/symbol", {"query": ""})
+        assert answered["result"] == []
+        await server.notify("$/cancelRequest", {"id": 5})  # the client no longer needs what it got
+        await server.request(6, "shutdown", None)
+        await server.notify("exit", None)
+        assert server.proc.stderr is not None
+        stderr = (await asyncio.wait_for(server.proc.stderr.read(), 20)).decode()
+        await asyncio.wait_for(server.proc.wait(), 20)
+    finally:
+        if server.proc.returncode is None:
+            await server.stop()
+    assert "Traceback" not in stderr and "Exception occurred" not in stderr
+    assert "Cancel notification" not in stderr
+    logged = [n["params"]["message"] for n in server.notifications if n["method"] == "window/logMessage"]
+    for needle in ("nexa.migrateFile takes", "never-open.nx", "nexa.noSuchCommand"):
+        lines = [m for m in logged if needle in m]
+        assert len(lines) == 1 and "\n" not in lines[0], (needle, logged)
