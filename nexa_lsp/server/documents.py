@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from nexa_lsp.analysis.symbols import Analysis
     from nexa_lsp.ide.actions import MigrationPlan
+    from nexa_lsp.server.document_info import DocumentInfo
     from nexa_lsp.syntax.diagnostics import Diagnostic
     from nexa_lsp.syntax.source import SourceFile
 
@@ -76,6 +77,7 @@ class DocumentState:
     include_paths: set[Path] = field(default_factory=set)  # files the last check resolved includes to
     tokens: tuple[str, list[int]] | None = None  # last semantic tokens (result id, data)
     migration: tuple[int | None, MigrationPlan] | None = None
+    info: tuple[SourceFile, DocumentInfo] | None = None  # ``nexa/documentInfo`` of a parse
     pending: Any = None  # the scheduled diagnostics run (asyncio handle)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
 
 from nexa_lsp.text import LineIndex
 
@@ -26,6 +27,22 @@ def offset(lines: LineIndex, pos: lsp.Position) -> int:
 def offsets(lines: LineIndex, rng: lsp.Range) -> tuple[int, int]:
     """The code-point offsets of an LSP range."""
     return offset(lines, rng.start), offset(lines, rng.end)
+
+
+def _member(value: Any, name: str) -> Any:
+    """A member of a JSON object lsprotocol has no type for (pygls hands those over as named
+    tuples; a dict is read the same way)."""
+    if isinstance(value, dict):
+        return value.get(name)
+    return getattr(value, name, None) if isinstance(value, tuple) else None
+
+
+def text_document_uri(params: Any, method: str) -> str:
+    """``params.textDocument.uri`` of a request lsprotocol has no type for."""
+    uri = _member(_member(params, "textDocument"), "uri")
+    if not isinstance(uri, str):
+        raise JsonRpcInvalidParams(message=f'{method} takes {{"textDocument": {{"uri": "..."}}}}')
+    return uri
 
 
 # ---------------------------------------------------------------------- client capabilities

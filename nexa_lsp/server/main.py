@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from nexa_lsp.server import features, runs, sync
+from nexa_lsp.server import document_info, features, runs, session, sync
 from nexa_lsp.server.app import NexaLanguageServer
 
 
 def create_server() -> NexaLanguageServer:
-    """A server with every feature registered: document sync and diagnostics, the language
-    features, and the runs feature (code lenses and the ``nexa.*`` run commands)."""
+    """A server with every feature registered: the session (settings, folders), document sync
+    and diagnostics, the language features, ``nexa/documentInfo``, and the runs feature (code
+    lenses and the ``nexa.*`` run commands)."""
     server = NexaLanguageServer()
+    session.register(server)
     sync.register(server)
     features.register(server)
+    document_info.register(server)
     runs.register(server)
     return server

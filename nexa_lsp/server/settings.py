@@ -1,28 +1,33 @@
-"""Server settings (section ``nexa``): defaults, and reading what clients send.
+"""Server settings (section ``nexa``): defaults, and reading the one shape clients send.
 
-Clients send settings in several shapes: ``initializationOptions`` may hold the
-``nexa`` section or its content, ``workspace/configuration`` answers with the
-section's content, keys may be nested (``{"runs": {"enabled": true}}``) or
-dotted (``{"runs.enabled": true}``). Every shape is accepted; a value of the
-wrong type keeps the default and is reported.
+The accepted shape is the content of the ``nexa`` section, nested, exactly as VS Code
+answers ``workspace/configuration`` for section ``nexa``::
+
+    {"diagnostics": {"migrationHints": true, "debounceMs": 150}, "runs": {"enabled": true}}
+
+It arrives the same way from every source (``workspace/configuration`` answers and
+``initializationOptions``; see docs/configuration.md). Keys the server does not know
+are ignored (the section also holds the editor extension's own settings); a value of
+the wrong type keeps the previous value and is reported.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 SECTION = "nexa"
 
-#: dotted setting name (below ``nexa.``) -> (field name, type, default)
-_SETTINGS: dict[str, tuple[str, type, object]] = {
-    "runs.enabled": ("runs_enabled", bool, True),
-    "runs.store": ("runs_store", str, ".nexa/runs.sqlite3"),
-    "runs.provider": ("runs_provider", str, ""),
-    "diagnostics.migrationHints": ("migration_hints", bool, True),
-    "diagnostics.debounceMs": ("debounce_ms", int, 150),
+#: setting path below ``nexa`` -> (field name, type)
+_SETTINGS: dict[tuple[str, ...], tuple[str, type]] = {
+    ("runs", "enabled"): ("runs_enabled", bool),
+    ("runs", "store"): ("runs_store", str),
+    ("runs", "provider"): ("runs_provider", str),
+    ("diagnostics", "migrationHints"): ("migration_hints", bool),
+    ("diagnostics", "debounceMs"): ("debounce_ms", int),
 }
+_MISSING = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,50 +40,36 @@ class ServerSettings:
     migration_hints: bool = True
     debounce_ms: int = 150
 
-    def updated(self, data: object) -> tuple[ServerSettings, list[str]]:
-        """These settings with the values of ``data`` applied; also the problems found."""
+    def updated(self, section: object) -> tuple[ServerSettings, list[str]]:
+        """These settings with the values of ``section`` (the ``nexa`` section's content)
+        applied; also the problems found."""
+        if not isinstance(section, Mapping):
+            return self, []
         values: dict[str, Any] = {}
         problems: list[str] = []
-        for key, value in _flatten(_section(data)).items():
-            spec = _SETTINGS.get(key)
-            if spec is None:
+        for path, (name, kind) in _SETTINGS.items():
+            value = _lookup(section, path)
+            if value is _MISSING:
                 continue
-            name, kind, _default = spec
+            dotted = ".".join((SECTION, *path))
             if kind is int and isinstance(value, float) and value.is_integer():
                 value = int(value)
             if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
                 problems.append(
-                    f"setting nexa.{key} should be a {kind.__name__}, got {value!r}; keeping {getattr(self, name)!r}"
+                    f"setting {dotted} should be a {kind.__name__}, got {value!r}; keeping {getattr(self, name)!r}"
                 )
                 continue
             if name == "debounce_ms" and isinstance(value, int) and not 0 <= value <= 10_000:
-                problems.append(f"setting nexa.{key} should be between 0 and 10000, got {value}")
+                problems.append(f"setting {dotted} should be between 0 and 10000, got {value}")
                 continue
             values[name] = value
         return replace(self, **values), problems
 
-    def as_dict(self) -> dict[str, object]:
-        by_field = {spec[0]: key for key, spec in _SETTINGS.items()}
-        return {f"{SECTION}.{by_field[f.name]}": getattr(self, f.name) for f in fields(self)}
 
-
-def _section(data: object) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        return {}
-    inner = data.get(SECTION)
-    if isinstance(inner, Mapping):
-        return inner
-    return {k.removeprefix(SECTION + "."): v for k, v in data.items() if isinstance(k, str)}
-
-
-def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        if not isinstance(key, str):
-            continue
-        name = f"{prefix}{key}"
-        if isinstance(value, Mapping):
-            out.update(_flatten(value, name + "."))
-        else:
-            out[name] = value
-    return out
+def _lookup(section: Mapping[Any, Any], path: tuple[str, ...]) -> object:
+    value: object = section
+    for key in path:
+        if not isinstance(value, Mapping) or key not in value:
+            return _MISSING
+        value = value[key]
+    return value

@@ -20,7 +20,7 @@ from lsprotocol import types as lsp
 from nexa_lsp.server import to_lsp
 from nexa_lsp.server.app import NexaLanguageServer, RequestFailed
 from nexa_lsp.server.documents import Checked, DocumentState, path_of_uri, uri_of_path
-from nexa_lsp.server.settings import SECTION, ServerSettings
+from nexa_lsp.server.settings import SECTION
 
 if TYPE_CHECKING:
     from nexa_lsp.syntax.source import SourceFile
@@ -132,51 +132,12 @@ def recheck_dependents(server: NexaLanguageServer, path: Path | None) -> None:
         server.workspace_diagnostic_refresh(None)
 
 
-# ---------------------------------------------------------------------- settings
-
-
-def apply_settings(
-    server: NexaLanguageServer, global_data: object, per_folder: dict[str, object] | None = None
-) -> None:
-    base, problems = ServerSettings().updated(server.initialization_options)
-    settings, more = base.updated(global_data)
-    problems += more
-    server.settings = settings
-    server.folder_settings = {}
-    for folder, data in (per_folder or {}).items():
-        folder_settings, more = settings.updated(data)
-        problems += more
-        if folder_settings != settings:
-            server.folder_settings[folder] = folder_settings
-    for problem in dict.fromkeys(problems):
-        server.log(problem, lsp.MessageType.Warning)
-    for listener in server.settings_listeners:
-        listener()
-
-
-async def pull_configuration(server: NexaLanguageServer) -> bool:
-    """Ask the client for the ``nexa`` section (globally and per workspace folder)."""
-    if not server.client_supports("workspace.configuration"):
-        return False
-    folders = list(server.workspace.folders.values())
-    request = to_lsp.configuration_request(SECTION, [f.uri for f in folders])
-    try:
-        answer = await server.workspace_configuration_async(request)
-    except Exception as exc:
-        server.log(f"workspace/configuration failed: {exc}; using the defaults", lsp.MessageType.Warning)
-        return False
-    values = list(answer or [])
-    values += [None] * (len(request.items) - len(values))
-    apply_settings(server, values[0], {f.uri: v for f, v in zip(folders, values[1:], strict=False)})
-    return True
-
-
 # ---------------------------------------------------------------------- handlers
 
 
 def warm_up() -> None:
     """Load the parsers and analysis modules before the first document needs them."""
-    from nexa_lsp.ide import completion, hover  # noqa: F401
+    from nexa_lsp.ide import completion, hover  # noqa: F401  # lazy: start-up
     from nexa_lsp.syntax.grammar import parser_for  # lazy: start-up
     from nexa_lsp.syntax.version import VersionPath  # lazy: start-up
 
@@ -185,33 +146,6 @@ def warm_up() -> None:
 
 
 def register(server: NexaLanguageServer) -> None:
-    @server.feature(lsp.INITIALIZE)
-    def initialize(params: lsp.InitializeParams) -> None:
-        server.initialization_options = params.initialization_options
-        settings, problems = ServerSettings().updated(params.initialization_options)
-        server.settings = settings
-        for problem in problems:
-            server.log(problem, lsp.MessageType.Warning)
-        server.refresh_folders()
-
-    @server.feature(lsp.INITIALIZED)
-    async def initialized(params: lsp.InitializedParams) -> None:
-        asyncio.get_running_loop().call_soon(_safe_warm_up, server)
-        if await pull_configuration(server):
-            recheck_all(server)
-
-    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> None:
-        if not await pull_configuration(server):
-            apply_settings(server, params.settings)
-        recheck_all(server)
-
-    @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    async def did_change_folders(params: lsp.DidChangeWorkspaceFoldersParams) -> None:
-        server.refresh_folders()
-        await pull_configuration(server)
-        recheck_all(server)
-
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(params: lsp.DidChangeWatchedFilesParams) -> None:
         created = False
@@ -304,7 +238,7 @@ def _file_report(
     return to_lsp.workspace_file_report(uri, None, checked.lsp, checked.result_id, previous.get(uri))
 
 
-def _safe_warm_up(server: NexaLanguageServer) -> None:
+def safe_warm_up(server: NexaLanguageServer) -> None:
     try:
         warm_up()
     except Exception as exc:

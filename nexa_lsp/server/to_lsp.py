@@ -3,15 +3,16 @@
 Positions go out as UTF-16 through :class:`nexa_lsp.text.LineIndex`; enum kinds of
 the ide layer are mapped exhaustively (a new kind fails type checking until it is
 mapped here), each importing its enum when first used so that this module loads
-without the syntax, analysis and ide layers (start-up). Sections follow the areas of the server: messages, capabilities,
-diagnostics, symbols, hover and completion, navigation, semantic tokens,
-structure, edits and actions.
+without the syntax, analysis and ide layers (start-up). Sections follow the areas
+of the server: positions, messages, capabilities, diagnostics, symbols, hover and
+completion, navigation, semantic tokens, structure, edits and actions, and the
+``nexa/*`` requests.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
 from lsprotocol import types as lsp
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from nexa_lsp.ide.outline import OutlineKind, OutlineSymbol, WorkspaceSymbolData
     from nexa_lsp.ide.structure import Fold
     from nexa_lsp.ide.tokens import Token
+    from nexa_lsp.server.document_info import DocumentInfo
     from nexa_lsp.syntax.diagnostics import Diagnostic, Severity
 
 # ---------------------------------------------------------------------- positions
@@ -480,3 +482,39 @@ def code_action(
 def diagnostic_key(d: lsp.Diagnostic) -> tuple[str, int, int]:
     """What ties a diagnostic to a fix: its code and start."""
     return (str(d.code), d.range.start.line, d.range.start.character)
+
+
+# ---------------------------------------------------------------------- nexa/documentInfo
+
+
+def document_info(uri: str, lines: LineIndex, info: DocumentInfo) -> dict[str, Any]:
+    """The ``nexa/documentInfo`` answer (camelCase JSON, UTF-16 ranges; see protocol in docs/editors.md)."""
+    declaration = None
+    if info.declaration is not None:
+        decl = info.declaration
+        declaration = {
+            "text": decl.version,
+            "range": to_range(lines, decl.start, decl.end),
+            "supported": decl.problem is None,
+        }
+    agents = [
+        {
+            "name": a.name,
+            "range": to_range(lines, a.start, a.end),
+            "selectionRange": to_range(lines, a.name_start, a.name_end),
+            "taskLiterals": {"execute": list(a.execute), "continue": list(a.continue_)},
+        }
+        for a in info.agents
+    ]
+    blockers = [
+        {"code": d.code, "range": to_range(lines, d.span.start, d.span.end), "message": d.message}
+        for d in info.blockers
+    ]
+    return {
+        "uri": uri,
+        "path": str(info.path) if info.path is not None else None,
+        "languagePath": info.language_path,
+        "versionDeclaration": declaration,
+        "agents": agents,
+        "migration": {"state": info.migration_state, "blockers": blockers},
+    }

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types as lsp
-from pygls.protocol import default_converter
+from pygls.protocol import JsonRPCResponseMessage, default_converter
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
@@ -24,9 +24,18 @@ PROFILES = ["visual_studio_code", "neovim@v0.10.0"]
 TIMEOUT = 20.0
 
 
+def json_results_converter() -> Any:
+    """pygls' converter, except that the results of requests lsprotocol has no type for
+    (``nexa/*``) stay plain JSON: pygls makes named tuples of them, which renames keys that
+    are Python keywords (``continue``)."""
+    converter = default_converter()
+    converter.register_structure_hook(JsonRPCResponseMessage, lambda obj, cls: cls(**obj))
+    return converter
+
+
 def make_client() -> LanguageClient:
     """The pytest-lsp client, also recording published versions and applying edits it is sent."""
-    client = LanguageClient(converter_factory=default_converter)
+    client = LanguageClient(converter_factory=json_results_converter)
     client.published = []  # type: ignore[attr-defined]
     client.applied_edits = []  # type: ignore[attr-defined]
     features: dict[str, Any] = dict(DEFAULT_CLIENT_FEATURES)

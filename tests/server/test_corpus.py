@@ -25,9 +25,7 @@ def corpus_files() -> list[Path]:
 
 @pytest_lsp.fixture(scope="module", params=PROFILES, config=CONFIG)
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest) -> Any:
-    await initialize(
-        lsp_client, request.param, [CORPUS] if CORPUS.is_dir() else [], {"nexa": {"diagnostics": {"debounceMs": 0}}}
-    )
+    await initialize(lsp_client, request.param, [CORPUS] if CORPUS.is_dir() else [], {"diagnostics": {"debounceMs": 0}})
     yield
     await lsp_client.shutdown_session()
 

@@ -55,7 +55,7 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, wor
         {"diagnostics": {"migrationHints": False}}, section="nexa", scope_uri=uri(workspace["two"])
     )
     lsp_client.init_result = await initialize(  # type: ignore[attr-defined]
-        lsp_client, request.param, [workspace["one"], workspace["two"]], {"nexa": {"diagnostics": {"debounceMs": 50}}}
+        lsp_client, request.param, [workspace["one"], workspace["two"]], {"diagnostics": {"debounceMs": 50}}
     )
     yield
     await lsp_client.shutdown_session()

@@ -59,7 +59,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest_lsp.fixture(scope="module", params=PROFILES, config=CONFIG)
 async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, folder: Path) -> Any:
-    await initialize(lsp_client, request.param, [folder], {"nexa": {"diagnostics": {"debounceMs": 0}}})
+    await initialize(lsp_client, request.param, [folder], {"diagnostics": {"debounceMs": 0}})
     for name, text in (("main.nx", MAIN), ("unicode.nx", UNICODE)):
         open_document(lsp_client, uri(folder / name), text)
     yield
