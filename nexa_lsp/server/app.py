@@ -51,6 +51,7 @@ from nexa_lsp.server.documents import DocumentState, DocumentStore, normal_path,
 from nexa_lsp.server.from_lsp import ClientFacts, client_facts
 from nexa_lsp.server.memory import IdleCollector
 from nexa_lsp.server.settings import ServerSettings
+from nexa_lsp.server.startup import StartUp
 from nexa_lsp.server.transport import read_messages
 
 if TYPE_CHECKING:
@@ -160,6 +161,7 @@ class NexaLanguageServer(LanguageServer):
         self.code_action_providers: list[Callable[[lsp.CodeActionParams], list[lsp.CodeAction]]] = []
         self.code_action_kinds: list[str] = []
         self.idle_collector = IdleCollector()
+        self.startup = StartUp(self)
         self.client = ClientFacts()  # what the client declared (set by `initialize`)
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:

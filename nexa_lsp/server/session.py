@@ -69,10 +69,11 @@ def register(server: NexaLanguageServer) -> None:
         for problem in problems:
             server.log(problem, lsp.MessageType.Warning)
         server.refresh_folders()
+        # once this answer is sent, load what the first diagnostics need (startup.py)
+        asyncio.get_running_loop().call_soon(server.startup.prepare_checks)
 
     @server.feature(lsp.INITIALIZED)
     async def initialized(params: lsp.InitializedParams) -> None:
-        asyncio.get_running_loop().call_soon(sync.safe_warm_up, server)
         if await pull_configuration(server):
             sync.recheck_all(server)
 

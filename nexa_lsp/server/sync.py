@@ -1,4 +1,4 @@
-"""Documents, settings and diagnostics: the part of the server that follows edits.
+"""Documents and diagnostics: the part of the server that follows edits.
 
 * Edits arrive incrementally; diagnostics run ``nexa.diagnostics.debounceMs``
   after the last edit, on the document's latest text, and are published with
@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -68,7 +69,16 @@ def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
     converted = [to_lsp.diagnostic(d, state.uri, source.lines, server.client) for d in diagnostics]
     state.checked = Checked(state.version, diagnostics, converted, _result_id(converted))
     server.idle_collector.settle()
+    _after_check(server)
     return state.checked
+
+
+def _after_check(server: NexaLanguageServer) -> None:
+    """Once these diagnostics are sent, the other features may warm up (see ``startup.py``)."""
+    if server.startup.features_started:
+        return
+    with contextlib.suppress(RuntimeError):  # no event loop: a check outside the server
+        asyncio.get_running_loop().call_soon(server.startup.warm_up_features)
 
 
 def _result_id(items: list[lsp.Diagnostic]) -> str:
@@ -133,16 +143,6 @@ def recheck_dependents(server: NexaLanguageServer, path: Path | None) -> None:
 
 
 # ---------------------------------------------------------------------- handlers
-
-
-def warm_up() -> None:
-    """Load the parsers and analysis modules before the first document needs them."""
-    from nexa_lsp.ide import completion, hover  # noqa: F401  # lazy: start-up
-    from nexa_lsp.syntax.grammar import parser_for  # lazy: start-up
-    from nexa_lsp.syntax.version import VersionPath  # lazy: start-up
-
-    for path in VersionPath:
-        parser_for(path)
 
 
 def register(server: NexaLanguageServer) -> None:
@@ -236,11 +236,3 @@ def _file_report(
     state = DocumentState(uri, path, text, None, server.documents.read(path))
     checked = check(server, state)
     return to_lsp.workspace_file_report(uri, None, checked.lsp, checked.result_id, previous.get(uri))
-
-
-def safe_warm_up(server: NexaLanguageServer) -> None:
-    try:
-        warm_up()
-    except Exception as exc:
-        server.log(f"warm-up failed: {exc}", lsp.MessageType.Warning)
-    server.idle_collector.collect()
