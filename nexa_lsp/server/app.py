@@ -47,10 +47,11 @@ from pygls.protocol.language_server import lsp_method
 
 from nexa_lsp import __version__
 from nexa_lsp.server import to_lsp
+from nexa_lsp.server.changes import DiagnosticChanges
 from nexa_lsp.server.documents import DocumentState, DocumentStore, normal_path, path_of_uri
 from nexa_lsp.server.from_lsp import ClientFacts, client_facts
 from nexa_lsp.server.memory import IdleCollector
-from nexa_lsp.server.settings import ServerSettings
+from nexa_lsp.server.settings import ServerSettings, settings_for_uri
 from nexa_lsp.server.startup import StartUp
 from nexa_lsp.server.transport import read_messages
 
@@ -162,6 +163,7 @@ class NexaLanguageServer(LanguageServer):
         self.code_action_kinds: list[str] = []
         self.idle_collector = IdleCollector()
         self.startup = StartUp(self)
+        self.diagnostic_changes = DiagnosticChanges()  # what held workspace/diagnostic requests wait on
         self.client = ClientFacts()  # what the client declared (set by `initialize`)
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
@@ -194,18 +196,17 @@ class NexaLanguageServer(LanguageServer):
                 return False
         return value is not False
 
+    def workspace_diagnostic_refresh(self, params: None, callback: Callable[[None], None] | None = None) -> Any:
+        """pygls' ``workspace/diagnostic/refresh`` request; held workspace pulls also wake up
+        (callers send it after a change the editor did not make, e.g. a run finished)."""
+        self.diagnostic_changes.note()
+        return super().workspace_diagnostic_refresh(params, callback)
+
     # -- settings
 
     def settings_for(self, uri: str | None) -> ServerSettings:
         """The settings of the workspace folder holding ``uri`` (else the global ones)."""
-        if uri is not None and self.folder_settings:
-            best = ""
-            for folder in self.folder_settings:
-                if uri.startswith(folder.rstrip("/") + "/") and len(folder) > len(best):
-                    best = folder
-            if best:
-                return self.folder_settings[best]
-        return self.settings
+        return settings_for_uri(uri, self.settings, self.folder_settings)
 
     def refresh_folders(self) -> None:
         folders = []

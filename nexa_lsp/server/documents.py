@@ -4,13 +4,19 @@ Each open document keeps its latest parse and re-parses only when its text
 changed, passing the previous parse so untouched chunks are reused. Files that
 are not open (included files, workspace files for cross-file features) are read
 from disk and parsed once per modification time.
+
+Open documents belong to the event loop. Work that reads many files (workspace
+diagnostics, references across files, workspace symbols) runs in worker threads
+over a :class:`FileView`: the open documents' texts and parses of one moment,
+then the disk (whose cache and workspace listing are safe in any thread).
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,15 +94,98 @@ class _DiskEntry:
     source: SourceFile | None
 
 
+class DiskFiles:
+    """Files read from disk, parsed once per (modification time, size); safe in any thread."""
+
+    def __init__(self) -> None:
+        self._entries: dict[Path, _DiskEntry] = {}
+        self._lock = threading.Lock()
+
+    def entry(self, path: Path) -> tuple[str | None, SourceFile | None]:
+        """The text and parse of ``path`` (None, None when it is not a readable regular file)."""
+        try:
+            st = path.stat()
+        except (OSError, ValueError):
+            self.forget(path)
+            return None, None
+        if not stat.S_ISREG(st.st_mode):
+            return None, None
+        stamp = (st.st_mtime_ns, st.st_size)
+        with self._lock:
+            entry = self._entries.get(path)
+        if entry is not None and entry.stamp == stamp:
+            return entry.text, entry.source
+        from nexa_lsp.syntax.files import read_source  # lazy: start-up
+        from nexa_lsp.syntax.source import parse_source  # lazy: start-up
+
+        read = read_source(path)
+        source = parse_source(read.text) if read.text is not None else None
+        with self._lock:
+            self._entries[path] = _DiskEntry(stamp, read.text, source)
+        return read.text, source
+
+    def forget(self, path: Path | None = None) -> None:
+        with self._lock:
+            if path is None:
+                self._entries.clear()
+            else:
+                self._entries.pop(path, None)
+
+
+def _locate(
+    include: str, base: Path | None, is_open: Callable[[Path], bool], read: Callable[[Path], SourceFile | None]
+) -> tuple[Path | None, SourceFile | None]:
+    """The first candidate of the 2.x search order that is open or a file (see ``DocumentStore.locate``)."""
+    from nexa_lsp.analysis.workspace import include_candidates  # lazy: start-up
+
+    for candidate in include_candidates(include, base):
+        path = normal_path(candidate)
+        if is_open(path) or _is_regular_file(path):
+            return path, read(path)
+    return None, None
+
+
+@dataclass(frozen=True, slots=True)
+class FileView:
+    """The files as the editor had them at one moment: each open document's text and parse
+    (by path), else the disk. Nothing in it changes; safe to read in any thread."""
+
+    open: Mapping[Path, tuple[str, SourceFile]]
+    store: DocumentStore
+
+    def read(self, path: Path) -> SourceFile | None:
+        found = self.open.get(path)
+        return found[1] if found is not None else self.store.disk.entry(path)[1]
+
+    def text(self, path: Path) -> str | None:
+        found = self.open.get(path)
+        return found[0] if found is not None else self.store.disk.entry(path)[0]
+
+    def locate(self, include: str, including: Path | None) -> tuple[Path | None, SourceFile | None]:
+        return _locate(include, self.store.base_for(including), self.open.__contains__, self.read)
+
+    def analysis_of_file(self, path: Path) -> Analysis | None:
+        from nexa_lsp.analysis.symbols import analyze  # lazy: start-up
+
+        source = self.read(path)
+        return analyze(source, path, self.locate) if source is not None else None
+
+    def known_files(self) -> list[Path]:
+        """Workspace files and the paths of the open documents."""
+        return sorted({*self.store.workspace_files(), *self.open})
+
+
 class DocumentStore:
     """Open documents by URI, and parsed files from disk by path."""
 
     def __init__(self) -> None:
         self._open: dict[str, DocumentState] = {}
         self._by_path: dict[Path, DocumentState] = {}
-        self._disk: dict[Path, _DiskEntry] = {}
+        self.disk = DiskFiles()
         self.folders: list[Path] = []
         self._workspace_files: list[Path] | None = None
+        self._listing = threading.Lock()
+        self._listing_generation = 0
 
     # -- open documents
 
@@ -149,40 +238,19 @@ class DocumentStore:
         state = self._by_path.get(path)
         if state is not None:
             return self.parsed(state)
-        return self._disk_entry(path)[1]
-
-    def disk_text(self, path: Path) -> str | None:
-        state = self._by_path.get(path)
-        if state is not None:
-            return state.text
-        return self._disk_entry(path)[0]
-
-    def _disk_entry(self, path: Path) -> tuple[str | None, SourceFile | None]:
-        try:
-            st = path.stat()
-        except (OSError, ValueError):
-            self._disk.pop(path, None)
-            return None, None
-        if not stat.S_ISREG(st.st_mode):
-            return None, None
-        stamp = (st.st_mtime_ns, st.st_size)
-        entry = self._disk.get(path)
-        if entry is not None and entry.stamp == stamp:
-            return entry.text, entry.source
-        from nexa_lsp.syntax.files import read_source  # lazy: start-up
-        from nexa_lsp.syntax.source import parse_source  # lazy: start-up
-
-        read = read_source(path)
-        source = parse_source(read.text) if read.text is not None else None
-        self._disk[path] = _DiskEntry(stamp, read.text, source)
-        return read.text, source
+        return self.disk.entry(path)[1]
 
     def forget_disk(self, path: Path | None = None) -> None:
+        """Read ``path`` (every file, and the workspace listing, when None) again when next needed."""
+        self.disk.forget(path)
         if path is None:
-            self._disk.clear()
-            self._workspace_files = None
-        else:
-            self._disk.pop(path, None)
+            with self._listing:
+                self._workspace_files = None
+                self._listing_generation += 1
+
+    def view(self) -> FileView:
+        """The open documents as they are now (parsed now where needed), then the disk."""
+        return FileView({path: (state.text, self.parsed(state)) for path, state in self._by_path.items()}, self)
 
     # -- includes
 
@@ -194,13 +262,7 @@ class DocumentStore:
 
     def locate(self, include: str, including: Path | None) -> tuple[Path | None, SourceFile | None]:
         """Find an included file: open documents first, then disk (2.x search order)."""
-        from nexa_lsp.analysis.workspace import include_candidates  # lazy: start-up
-
-        for candidate in include_candidates(include, self.base_for(including)):
-            path = normal_path(candidate)
-            if path in self._by_path or _is_regular_file(path):
-                return path, self.read(path)
-        return None, None
+        return _locate(include, self.base_for(including), self._by_path.__contains__, self.read)
 
     def analysis(self, state: DocumentState) -> Analysis:
         """Names of the document resolved against its includes (memoised per version)."""
@@ -209,14 +271,6 @@ class DocumentStore:
         source = self.parsed(state)
         return analyze(source, state.path, self.locate)
 
-    def analysis_of_file(self, path: Path) -> Analysis | None:
-        from nexa_lsp.analysis.symbols import analyze  # lazy: start-up
-
-        source = self.read(path)
-        if source is None:
-            return None
-        return analyze(source, path, self.locate)
-
     def dependents(self, path: Path) -> list[DocumentState]:
         """Open documents whose includes resolved to ``path``."""
         return [s for s in self._open.values() if path in s.include_paths]
@@ -224,22 +278,24 @@ class DocumentStore:
     # -- workspace files
 
     def workspace_files(self) -> list[Path]:
-        """`.nx` / `.nxlib` files of the workspace folders (hidden folders skipped; capped)."""
-        if self._workspace_files is None:
-            found: list[Path] = []
-            for folder in self.folders:
-                for root, dirs, files in os.walk(folder):
-                    dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__")]
-                    for name in files:
-                        if name.endswith(SOURCE_SUFFIXES):
-                            found.append(normal_path(os.path.join(root, name)))
-                    if len(found) >= MAX_WORKSPACE_FILES:
-                        break
-            self._workspace_files = sorted(set(found))[:MAX_WORKSPACE_FILES]
-        return self._workspace_files
-
-    def known_files(self) -> list[Path]:
-        """Workspace files and the paths of open documents."""
-        paths = set(self.workspace_files())
-        paths.update(self._by_path)
-        return sorted(paths)
+        """`.nx` / `.nxlib` files of the workspace folders (hidden folders skipped; capped).
+        Listed once until :meth:`forget_disk`; safe in any thread."""
+        with self._listing:
+            if self._workspace_files is not None:
+                return self._workspace_files
+            generation = self._listing_generation
+            folders = list(self.folders)
+        found: list[Path] = []
+        for folder in folders:
+            for root, dirs, files in os.walk(folder):
+                dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__")]
+                for name in files:
+                    if name.endswith(SOURCE_SUFFIXES):
+                        found.append(normal_path(os.path.join(root, name)))
+                if len(found) >= MAX_WORKSPACE_FILES:
+                    break
+        listing = sorted(set(found))[:MAX_WORKSPACE_FILES]
+        with self._listing:
+            if generation == self._listing_generation:  # not forgotten while we walked
+                self._workspace_files = listing
+        return listing

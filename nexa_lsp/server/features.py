@@ -10,6 +10,7 @@ answered before the ide, analysis and syntax layers load; the warm-up after
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,7 @@ from lsprotocol import types as lsp
 
 from nexa_lsp.server import to_lsp
 from nexa_lsp.server.app import NexaLanguageServer, RequestFailed
-from nexa_lsp.server.documents import DocumentState, uri_of_path
+from nexa_lsp.server.documents import DocumentState, FileView, uri_of_path
 from nexa_lsp.server.from_lsp import offset, offsets
 from nexa_lsp.server.sync import check, document
 
@@ -45,19 +46,37 @@ def _location(state: DocumentState, place: Place) -> lsp.Location:
     return to_lsp.location(_uri_for(state, place.path), place.source.lines, place.start, place.end)
 
 
-def _other_analyses(server: NexaLanguageServer, state: DocumentState, name: str) -> list[tuple[Path, Analysis]]:
-    """Analyses of the other open and workspace files that mention ``name`` (cheap text test first)."""
+def _other_analyses(view: FileView, here: Path | None, name: str) -> list[tuple[Path, Analysis]]:
+    """Analyses of the other open and workspace files that mention ``name`` (cheap text test
+    first). Reads every workspace file: run it in a worker thread."""
     out = []
-    for path in server.documents.known_files():
-        if path == state.path:
+    for path in view.known_files():
+        if path == here:
             continue
-        text = server.documents.disk_text(path)
+        text = view.text(path)
         if text is None or name not in text:
             continue
-        analysis = server.documents.analysis_of_file(path)
+        analysis = view.analysis_of_file(path)
         if analysis is not None:
             out.append((path, analysis))
     return out
+
+
+async def _others(server: NexaLanguageServer, state: DocumentState, name: str | None) -> list[tuple[Path, Analysis]]:
+    """:func:`_other_analyses` in a worker thread, over the files as they are now (none without a name)."""
+    if name is None:
+        return []
+    return await asyncio.to_thread(_other_analyses, server.documents.view(), state.path, name)
+
+
+def _workspace_files(view: FileView) -> list[tuple[Path, SourceFile]]:
+    """The parse of every workspace file (open ones as the editor has them): a worker thread's job."""
+    found = []
+    for path in view.known_files():
+        source = view.read(path)
+        if source is not None:
+            found.append((path, source))
+    return found
 
 
 def _migration(server: NexaLanguageServer, state: DocumentState) -> MigrationPlan:
@@ -96,14 +115,10 @@ def register(server: NexaLanguageServer) -> None:
         return to_lsp.document_symbols(state.uri, source.lines, outline(source), server.client)
 
     @server.feature(lsp.WORKSPACE_SYMBOL)
-    def workspace_symbols(params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
+    async def workspace_symbols(params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
         from nexa_lsp.ide.outline import workspace_symbols as find  # lazy: start-up
 
-        files: list[tuple[Path, SourceFile]] = []
-        for path in server.documents.known_files():
-            source = server.documents.read(path)
-            if source is not None:
-                files.append((path, source))
+        files = await asyncio.to_thread(_workspace_files, server.documents.view())
         out = [to_lsp.workspace_symbol(uri_of_path(found.path), found) for found in find(params.query, files)]
         for state in server.documents:
             if state.path is None:  # an unsaved document: its uri stands for the path
@@ -155,7 +170,7 @@ def register(server: NexaLanguageServer) -> None:
         return [_location(state, p) for p in find(analysis, at)]
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
-    def references(params: lsp.ReferenceParams) -> list[lsp.Location]:
+    async def references(params: lsp.ReferenceParams) -> list[lsp.Location]:
         from nexa_lsp.ide.navigation import references as find  # lazy: start-up
         from nexa_lsp.ide.navigation import target_at  # lazy: start-up
 
@@ -163,7 +178,7 @@ def register(server: NexaLanguageServer) -> None:
         target = target_at(analysis, at)
         if target is None:
             return []
-        others = _other_analyses(server, state, target.symbol.name) if target.symbol is not None else []
+        others = await _others(server, state, target.symbol.name if target.symbol is not None else None)
         return [_location(state, p) for p in find(analysis, at, others, params.context.include_declaration)]
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
@@ -186,13 +201,13 @@ def register(server: NexaLanguageServer) -> None:
         return to_lsp.rename_placeholder(analysis.source.lines, start, end, text)
 
     @server.feature(lsp.TEXT_DOCUMENT_RENAME, to_lsp.RENAME_OPTIONS)
-    def rename(params: lsp.RenameParams) -> lsp.WorkspaceEdit:
+    async def rename(params: lsp.RenameParams) -> lsp.WorkspaceEdit:
         from nexa_lsp.ide.navigation import RenameError, target_at  # lazy: start-up
         from nexa_lsp.ide.navigation import rename as plan  # lazy: start-up
 
         state, analysis, at = _cursor(server, params.text_document.uri, params.position)
         target = target_at(analysis, at)
-        others = _other_analyses(server, state, target.symbol.name) if target and target.symbol else []
+        others = await _others(server, state, target.symbol.name if target and target.symbol else None)
         try:
             edits = plan(analysis, at, params.new_name, others)
         except RenameError as exc:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nexa_lsp.server import document_info, features, runs, session, sync
+from nexa_lsp.server import document_info, features, runs, session, sync, workspace_diagnostics
 from nexa_lsp.server.app import NexaLanguageServer
 
 
@@ -13,6 +13,7 @@ def create_server() -> NexaLanguageServer:
     server = NexaLanguageServer()
     session.register(server)
     sync.register(server)
+    workspace_diagnostics.register(server)
     features.register(server)
     document_info.register(server)
     runs.register(server)

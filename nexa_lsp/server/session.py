@@ -24,9 +24,10 @@ if TYPE_CHECKING:
     from nexa_lsp.server.app import NexaLanguageServer
 
 
-def apply_settings(server: NexaLanguageServer, section: object, folder_sections: Mapping[str, object]) -> None:
+def apply_settings(server: NexaLanguageServer, section: object, folder_sections: Mapping[str, object]) -> bool:
     """Settings from the section's content, globally and per folder (uri); a missing
-    global value falls back to the ``initializationOptions``."""
+    global value falls back to the ``initializationOptions``. True when they changed."""
+    before = (server.settings, server.folder_settings)
     if not isinstance(section, Mapping):
         section = server.initialization_options
     settings, problems = ServerSettings().updated(section)
@@ -39,12 +40,16 @@ def apply_settings(server: NexaLanguageServer, section: object, folder_sections:
             server.folder_settings[folder] = folder_settings
     for problem in dict.fromkeys(problems):
         server.log(problem, lsp.MessageType.Warning)
+    if (server.settings, server.folder_settings) == before:
+        return False
     for listener in server.settings_listeners:
         listener()
+    return True
 
 
 async def pull_configuration(server: NexaLanguageServer) -> bool:
-    """Ask the client for section ``nexa`` (globally and per workspace folder) and apply it."""
+    """Ask the client for section ``nexa`` (globally and per workspace folder) and apply it;
+    True when the settings changed."""
     if not server.client.configuration:
         return False
     folders = [f.uri for f in server.workspace.folders.values()]
@@ -56,8 +61,7 @@ async def pull_configuration(server: NexaLanguageServer) -> bool:
         return False
     values = list(answer or [])
     values += [None] * (len(request.items) - len(values))
-    apply_settings(server, values[0], dict(zip(folders, values[1:], strict=False)))
-    return True
+    return apply_settings(server, values[0], dict(zip(folders, values[1:], strict=False)))
 
 
 def register(server: NexaLanguageServer) -> None:
@@ -80,11 +84,12 @@ def register(server: NexaLanguageServer) -> None:
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> None:
         if server.client.configuration:
-            await pull_configuration(server)
+            changed = await pull_configuration(server)
         else:  # the body holds the sections by name
             body = params.settings
-            apply_settings(server, body.get(SECTION) if isinstance(body, Mapping) else None, {})
-        sync.recheck_all(server)
+            changed = apply_settings(server, body.get(SECTION) if isinstance(body, Mapping) else None, {})
+        if changed:
+            sync.recheck_all(server)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def did_change_folders(params: lsp.DidChangeWorkspaceFoldersParams) -> None:

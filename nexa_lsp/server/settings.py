@@ -73,3 +73,13 @@ def _lookup(section: Mapping[Any, Any], path: tuple[str, ...]) -> object:
             return _MISSING
         value = value[key]
     return value
+
+
+def settings_for_uri(uri: str | None, base: ServerSettings, per_folder: Mapping[str, ServerSettings]) -> ServerSettings:
+    """The settings of the innermost workspace folder (uri) holding ``uri``, else ``base``."""
+    best = ""
+    if uri is not None:
+        for folder in per_folder:
+            if uri.startswith(folder.rstrip("/") + "/") and len(folder) > len(best):
+                best = folder
+    return per_folder[best] if best else base

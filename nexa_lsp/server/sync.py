@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,11 +21,16 @@ from lsprotocol import types as lsp
 
 from nexa_lsp.server import to_lsp
 from nexa_lsp.server.app import NexaLanguageServer, RequestFailed
-from nexa_lsp.server.documents import Checked, DocumentState, path_of_uri, uri_of_path
+from nexa_lsp.server.documents import Checked, DocumentState, path_of_uri
 from nexa_lsp.server.settings import SECTION
 
 if TYPE_CHECKING:
+    from nexa_lsp.server.from_lsp import ClientFacts
+    from nexa_lsp.syntax.diagnostics import Diagnostic
     from nexa_lsp.syntax.source import SourceFile
+
+#: Finds an included file: ``(include, including path) -> (path, parse)`` (see ``DocumentStore.locate``).
+Locate = Callable[[str, "Path | None"], "tuple[Path | None, SourceFile | None]"]
 
 
 def document(server: NexaLanguageServer, uri: str) -> DocumentState:
@@ -38,36 +44,54 @@ def document(server: NexaLanguageServer, uri: str) -> DocumentState:
 # ---------------------------------------------------------------------- diagnostics
 
 
-def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
-    """Diagnostics of the document's current version (computed once per version and settings)."""
-    if state.checked is not None and state.checked.version == state.version:
-        return state.checked
+def base_diagnostics(
+    source: SourceFile, path: Path | None, locate: Locate, migration_hints: bool
+) -> tuple[list[Diagnostic], set[Path]]:
+    """What :func:`check_source` finds in ``source``, and the files its includes resolved to.
+    Safe in a worker thread when ``locate`` is (a :class:`FileView`'s)."""
     from nexa_lsp.analysis.engine import CheckSettings, check_source  # lazy: start-up
 
-    documents = server.documents
-    source = documents.parsed(state)
-    settings = server.settings_for(state.uri)
     resolved: set[Path] = set()
 
     def resolve(include: str, _including: Path | None) -> SourceFile | None:
-        path, included = documents.locate(include, state.path)
-        if path is not None:
-            resolved.add(path)
+        found, included = locate(include, path)
+        if found is not None:
+            resolved.add(found)
         return included
 
-    diagnostics = check_source(source, resolve, CheckSettings(migration_hints=settings.migration_hints))
-    state.include_paths = resolved
+    return check_source(source, resolve, CheckSettings(migration_hints=migration_hints)), resolved
+
+
+def checked(
+    uri: str, version: int | None, source: SourceFile, diagnostics: list[Diagnostic], client: ClientFacts
+) -> Checked:
+    """The findings sorted, converted for the client, and their result id."""
+    diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
+    converted = [to_lsp.diagnostic(d, uri, source.lines, client) for d in diagnostics]
+    return Checked(version, diagnostics, converted, _result_id(converted))
+
+
+def provided_diagnostics(server: NexaLanguageServer, state: DocumentState, source: SourceFile) -> list[Diagnostic]:
+    """The findings of the other features (``server.diagnostic_providers``; event loop only)."""
+    found: list[Diagnostic] = []
     for provider in server.diagnostic_providers:
         try:
-            diagnostics.extend(provider(state, source))
+            found.extend(provider(state, source))
         except Exception as exc:  # one feature's failure must not hide the others' findings
-            server.log(
-                f"diagnostics of {getattr(provider, '__qualname__', provider)} failed: {type(exc).__name__}: {exc}",
-                lsp.MessageType.Error,
-            )
-    diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
-    converted = [to_lsp.diagnostic(d, state.uri, source.lines, server.client) for d in diagnostics]
-    state.checked = Checked(state.version, diagnostics, converted, _result_id(converted))
+            name = getattr(provider, "__qualname__", provider)
+            server.log(f"diagnostics of {name} failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
+    return found
+
+
+def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
+    """Diagnostics of the open document's current version (computed once per version and settings)."""
+    if state.checked is not None and state.checked.version == state.version:
+        return state.checked
+    source = server.documents.parsed(state)
+    hints = server.settings_for(state.uri).migration_hints
+    diagnostics, state.include_paths = base_diagnostics(source, state.path, server.documents.locate, hints)
+    diagnostics += provided_diagnostics(server, state, source)
+    state.checked = checked(state.uri, state.version, source, diagnostics, server.client)
     server.idle_collector.settle()
     _after_check(server)
     return state.checked
@@ -127,19 +151,28 @@ def recheck_all(server: NexaLanguageServer) -> None:
     for state in server.documents:
         state.checked = None
         schedule(server, state, 0)
-    if not server.push_diagnostics and server.client_supports("workspace.diagnostics.refresh_support"):
-        server.workspace_diagnostic_refresh(None)
+    _changed_outside_the_editor(server)
 
 
 def recheck_dependents(server: NexaLanguageServer, path: Path | None) -> None:
+    """After ``path`` changed: the open documents including it are stale."""
     if path is None:
         return
     dependents = server.documents.dependents(path)
     for state in dependents:
         state.checked = None
         schedule(server, state)
-    if dependents and not server.push_diagnostics and server.client_supports("workspace.diagnostics.refresh_support"):
+    if dependents:
+        _changed_outside_the_editor(server)
+
+
+def _changed_outside_the_editor(server: NexaLanguageServer) -> None:
+    """Diagnostics changed without an edit of the document: a pull client that can be told
+    to pull again is told (``workspace/diagnostic/refresh``); held workspace pulls wake up."""
+    if server.client.pulls_diagnostics and server.client.diagnostic_refresh:
         server.workspace_diagnostic_refresh(None)
+    else:
+        server.diagnostic_changes.note()
 
 
 # ---------------------------------------------------------------------- handlers
@@ -159,6 +192,7 @@ def register(server: NexaLanguageServer) -> None:
         if created:
             server.documents.forget_disk()
             recheck_all(server)
+        server.diagnostic_changes.note()
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
@@ -166,6 +200,7 @@ def register(server: NexaLanguageServer) -> None:
         state = server.documents.open(item.uri, item.text, item.version)
         schedule(server, state, 0)
         recheck_dependents(server, state.path)
+        server.diagnostic_changes.note()
         server.idle_collector.activity()
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
@@ -177,6 +212,7 @@ def register(server: NexaLanguageServer) -> None:
             return
         schedule(server, state)
         recheck_dependents(server, state.path)
+        server.diagnostic_changes.note()
         server.idle_collector.activity()
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
@@ -195,44 +231,10 @@ def register(server: NexaLanguageServer) -> None:
         if server.push_diagnostics:
             server.text_document_publish_diagnostics(to_lsp.publish_diagnostics(state.uri, []))
         recheck_dependents(server, state.path)
+        server.diagnostic_changes.note()
         server.idle_collector.activity()
 
     @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, to_lsp.diagnostic_options(SECTION))
     def document_diagnostic(params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
         checked = check(server, document(server, params.text_document.uri))
         return to_lsp.document_report(checked.lsp, checked.result_id, params.previous_result_id)
-
-    @server.feature(lsp.WORKSPACE_DIAGNOSTIC)
-    def workspace_diagnostic(params: lsp.WorkspaceDiagnosticParams) -> lsp.WorkspaceDiagnosticReport:
-        previous = {p.uri: p.value for p in params.previous_result_ids}
-        items: list[lsp.WorkspaceDocumentDiagnosticReport] = []
-        open_paths = set()
-        for state in server.documents:
-            if state.path is not None:
-                open_paths.add(state.path)
-            checked = check(server, state)
-            items.append(
-                to_lsp.workspace_file_report(
-                    state.uri, state.version, checked.lsp, checked.result_id, previous.get(state.uri)
-                )
-            )
-        for path in server.documents.workspace_files():
-            if path in open_paths:
-                continue
-            report = _file_report(server, path, previous)
-            if report is not None:
-                items.append(report)
-        return to_lsp.workspace_report(items)
-
-
-def _file_report(
-    server: NexaLanguageServer, path: Path, previous: dict[str, str]
-) -> lsp.WorkspaceDocumentDiagnosticReport | None:
-    """Diagnostics of a workspace file that is not open (read from disk)."""
-    uri = uri_of_path(path)
-    text = server.documents.disk_text(path)
-    if text is None:
-        return None
-    state = DocumentState(uri, path, text, None, server.documents.read(path))
-    checked = check(server, state)
-    return to_lsp.workspace_file_report(uri, None, checked.lsp, checked.result_id, previous.get(uri))

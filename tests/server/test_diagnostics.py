@@ -268,12 +268,21 @@ async def test_workspace_diagnostics_cover_files_not_open(client: LanguageClient
     other = by_uri[uri(workspace["two"] / "other.nx")]  # read from disk
     assert isinstance(other, lsp.WorkspaceFullDocumentDiagnosticReport) and other.version is None
     assert "NX101" in codes(list(other.items))
-    again = await client.workspace_diagnostic_async(
-        lsp.WorkspaceDiagnosticParams(
-            previous_result_ids=[lsp.PreviousResultId(uri=i.uri, value=i.result_id or "") for i in report.items]
+    held = asyncio.ensure_future(
+        client.workspace_diagnostic_async(
+            lsp.WorkspaceDiagnosticParams(
+                previous_result_ids=[lsp.PreviousResultId(uri=i.uri, value=i.result_id or "") for i in report.items]
+            )
         )
     )
-    assert [i.uri for i in again.items if not isinstance(i, lsp.WorkspaceUnchangedDocumentDiagnosticReport)] == []
+    await asyncio.sleep(0.5)
+    assert not held.done()  # nothing changed since those results: the request is held (long-poll)
+    at = position_of(MAIN, "    print(draft)")
+    edit(client, doc, 2, at, at, '    x = Nobody.run("y")\n')  # a new finding in the open document
+    again = await asyncio.wait_for(held, 20)
+    changed = [i for i in again.items if not isinstance(i, lsp.WorkspaceUnchangedDocumentDiagnosticReport)]
+    assert [i.uri for i in changed] == [doc]  # every other file: kind "unchanged"
+    assert {i.uri for i in again.items} == set(by_uri)
     close_document(client, doc)
 
 

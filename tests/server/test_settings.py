@@ -130,3 +130,23 @@ def test_a_value_of_the_wrong_type_keeps_the_previous_one_and_is_reported() -> N
     assert problems == ["setting nexa.diagnostics.debounceMs should be a int, got 'fast'; keeping 40"]
     settings, problems = ServerSettings().updated({"diagnostics": {"debounceMs": 99_999}, "runs": {"enabled": 1}})
     assert settings == ServerSettings() and len(problems) == 2
+
+
+async def test_a_refresh_is_asked_for_only_when_the_settings_changed(tmp_path: Path) -> None:
+    caps = client_capabilities("neovim@v0.10.0")
+    caps.workspace.diagnostics = lsp.DiagnosticWorkspaceClientCapabilities(refresh_support=True)  # type: ignore[union-attr]
+    async with session(tmp_path, caps, None, {"diagnostics": {"migrationHints": True}}) as client:
+        doc = uri(tmp_path / "a.nx")
+        open_document(client, doc, TEXT)
+        assert hints(await settle(client, doc, lambda found: hints(found)))
+        before = client.diagnostic_refresh_count
+        client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
+        await asyncio.sleep(0.5)
+        assert client.diagnostic_refresh_count == before  # the same settings: nothing to pull again
+        client.set_configuration({"diagnostics": {"migrationHints": False}}, section="nexa")
+        client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
+        for _ in range(300):
+            if client.diagnostic_refresh_count > before:
+                break
+            await asyncio.sleep(0.02)
+        assert client.diagnostic_refresh_count == before + 1
