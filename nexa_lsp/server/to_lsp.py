@@ -18,6 +18,7 @@ from lsprotocol import types as lsp
 
 from nexa_lsp.ide.legend import TOKEN_MODIFIERS, TOKEN_TYPES
 from nexa_lsp.server.from_lsp import MARKDOWN, PLAINTEXT, ClientFacts
+from nexa_lsp.server.plain_text import markdown_to_plain
 from nexa_lsp.text import LineIndex
 
 if TYPE_CHECKING:
@@ -248,20 +249,22 @@ def workspace_symbol(uri: str, found: WorkspaceSymbolData) -> lsp.SymbolInformat
 # ---------------------------------------------------------------------- hover and completion
 
 
-def markup(markdown: str, formats: Sequence[str]) -> lsp.MarkupContent | str:
-    """The ide layer's Markdown in the first format the client lists that the server can write."""
+def markup(markdown: str, formats: Sequence[str]) -> lsp.MarkupContent | None:
+    """The ide layer's Markdown in the first format the client lists that the server can write:
+    Markdown as it is, or rendered as plain text (no fences, quote markers, ``**`` or backticks);
+    None when the client lists none."""
     for kind in formats:
         if kind == MARKDOWN:
             return lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown)
         if kind == PLAINTEXT:
-            return lsp.MarkupContent(kind=lsp.MarkupKind.PlainText, value=markdown)
-    return markdown  # no format declared: a MarkedString (Markdown)
+            return lsp.MarkupContent(kind=lsp.MarkupKind.PlainText, value=markdown_to_plain(markdown))
+    return None
 
 
 def hover(lines: LineIndex, found: HoverData, client: ClientFacts) -> lsp.Hover:
-    return lsp.Hover(
-        contents=markup(found.markdown, client.hover_formats), range=to_range(lines, found.start, found.end)
-    )
+    # without a declared format, a string is a MarkedString: Markdown
+    contents = markup(found.markdown, client.hover_formats) or found.markdown
+    return lsp.Hover(contents=contents, range=to_range(lines, found.start, found.end))
 
 
 def completion_item_kind(kind: ItemKind) -> lsp.CompletionItemKind:
@@ -333,7 +336,7 @@ def _completion_item(
         label=item.label,
         kind=completion_item_kind(item.kind),
         detail=item.detail or None,
-        documentation=markup(docs, client.completion_documentation_formats) if docs and not lazy else None,
+        documentation=completion_documentation(docs, client) if docs and not lazy else None,
         sort_text=f"{item.group}{item.label}",
         text_edit=lsp.TextEdit(range=rng, new_text=text) if rng is not None else None,
         text_edit_text=text if rng is None and text != item.label else None,
@@ -343,7 +346,8 @@ def _completion_item(
 
 
 def completion_documentation(markdown: str, client: ClientFacts) -> lsp.MarkupContent | str:
-    return markup(markdown, client.completion_documentation_formats)
+    # without a declared format, a documentation string is plain text
+    return markup(markdown, client.completion_documentation_formats) or markdown_to_plain(markdown)
 
 
 # ---------------------------------------------------------------------- navigation

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -99,6 +100,12 @@ def hover_text(hover: Any) -> str:
     return json.dumps(contents)
 
 
+def assert_formatted_with_spaces(formatted: str) -> None:
+    """The editor's own formatting request, with the documented indentation settings."""
+    assert "\t" not in formatted, formatted
+    assert '\n    prompt: "Write clearly"\n' in formatted, formatted
+
+
 def test_neovim_builtin_client_gets_diagnostics_and_hover(tmp_path: Path) -> None:
     nvim = require("nvim")
     source, env = project(tmp_path)
@@ -124,6 +131,7 @@ def test_neovim_builtin_client_gets_diagnostics_and_hover(tmp_path: Path) -> Non
     assert any(d["code"] == "NX001" and d["line"] == 8 and d["severity"] == 1 for d in diagnostics), diagnostics
     assert any(d.get("source") == "nexa" for d in diagnostics)
     assert "agent Writer" in hover_text(data["hover"]), data["hover"]
+    assert_formatted_with_spaces(data["formatted"])
 
 
 def test_emacs_eglot_gets_diagnostics_and_hover(tmp_path: Path) -> None:
@@ -139,6 +147,10 @@ def test_emacs_eglot_gets_diagnostics_and_hover(tmp_path: Path) -> None:
     diagnostics = data["diagnostics"]
     assert any(d["line"] == 8 and "error" in d["type"] and "NX001" in d["message"] for d in diagnostics), diagnostics
     assert "agent Writer" in hover_text(data["hover"]), data["hover"]
+    # eglot without markdown-mode takes plain text only: no Markdown in what it shows
+    assert data["hover"]["contents"]["kind"] == "plaintext"
+    assert not re.search(r"```|\*\*|`|^\s*> ", hover_text(data["hover"]), re.M), data["hover"]
+    assert_formatted_with_spaces(data["formatted"])
 
 
 def test_docs_show_the_exact_tested_configurations() -> None:

@@ -58,7 +58,9 @@ def test_client_facts_of_the_tested_profiles() -> None:
 
 def test_markup_follows_the_clients_order_of_formats() -> None:
     assert to_lsp.markup("**x**", ("markdown", "plaintext")) == lsp.MarkupContent(lsp.MarkupKind.Markdown, "**x**")
-    assert to_lsp.markup("**x**", ()) == "**x**"
+    assert to_lsp.markup("**x**", ("plaintext", "markdown")) == lsp.MarkupContent(lsp.MarkupKind.PlainText, "x")
+    assert to_lsp.markup("**x**", ()) is None
+    assert to_lsp.completion_documentation("**x**", ClientFacts()) == "x"  # a string is plain text there
 
 
 def test_semantic_token_delta_is_one_edit_between_common_ends() -> None:

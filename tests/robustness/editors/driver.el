@@ -1,7 +1,8 @@
 ;;; driver.el --- Test driver (not part of the configuration).
 ;; Opens NEXA_TEST_FILE the way a user would (nexa.el is already loaded), lets eglot-ensure
 ;; connect, waits for flymake diagnostics, asks for a hover at NEXA_HOVER_LINE/NEXA_HOVER_COL
-;; (1-based line, 0-based column) and writes what arrived to NEXA_TEST_RESULT as JSON.
+;; (1-based line, 0-based column), formats the buffer with `eglot-format-buffer' and writes
+;; what arrived to NEXA_TEST_RESULT as JSON.
 (require 'json)
 (require 'flymake)
 
@@ -30,7 +31,9 @@
         (forward-char (string-to-number (getenv "NEXA_HOVER_COL")))
         (let ((hover (jsonrpc-request (eglot--current-server-or-lose) :textDocument/hover
                                       (eglot--TextDocumentPositionParams))))
-          (push (cons 'hover (or hover :null)) result)))
+          (push (cons 'hover (or hover :null)) result))
+        (eglot-format-buffer)
+        (push (cons 'formatted (buffer-substring-no-properties (point-min) (point-max))) result))
     (error (push (cons 'error (format "%S" err)) result)))
   (with-temp-file (getenv "NEXA_TEST_RESULT")
     (insert (json-encode result)))

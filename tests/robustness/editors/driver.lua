@@ -1,6 +1,7 @@
 -- Test driver (not part of the configuration): after nexa.lua opened the file given on the
 -- command line, wait for its diagnostics, ask for a hover at NEXA_HOVER_LINE/NEXA_HOVER_COL
--- (1-based line, 0-based column) and write what arrived to NEXA_TEST_RESULT as JSON.
+-- (1-based line, 0-based column), format the buffer with the editor's own formatting request
+-- and write what arrived to NEXA_TEST_RESULT as JSON.
 local result = { diagnostics = {}, hover = vim.NIL, clients = 0, version = vim.version() }
 local buf = vim.api.nvim_get_current_buf()
 local timeout = tonumber(os.getenv("NEXA_TEST_TIMEOUT_MS") or "30000")
@@ -38,6 +39,12 @@ local ok, err = pcall(function()
       result.hover_error = response.err
     end
   end
+  if vim.lsp.buf.format then
+    vim.lsp.buf.format({ timeout_ms = timeout })
+  else
+    vim.lsp.buf.formatting_sync(nil, timeout)
+  end
+  result.formatted = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
 end)
 if not ok then
   result.error = tostring(err)

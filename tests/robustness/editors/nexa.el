@@ -6,7 +6,10 @@
 (define-derived-mode nexa-mode prog-mode "Nexa"
   "Major mode for Nexa sources."
   (setq-local comment-start "// ")
-  (setq-local comment-end ""))
+  (setq-local comment-end "")
+  ;; indent with 4 spaces, as the server's formatter does with these options
+  (setq-local indent-tabs-mode nil)
+  (setq-local tab-width 4))
 (add-to-list 'auto-mode-alist '("\\.nx\\(lib\\)?\\'" . nexa-mode))
 
 (add-to-list 'eglot-server-programs '(nexa-mode . ("nexa-lsp")))

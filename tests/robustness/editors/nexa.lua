@@ -26,6 +26,10 @@ local nexa_client = nil
 vim.api.nvim_create_autocmd("FileType", {
   pattern = "nexa",
   callback = function(args)
+    -- indent with 4 spaces, as the server's formatter does with these options
+    vim.bo[args.buf].expandtab = true
+    vim.bo[args.buf].shiftwidth = 4
+    vim.bo[args.buf].softtabstop = 4
     if nexa_client == nil or vim.lsp.client_is_stopped(nexa_client) then
       nexa_client = vim.lsp.start_client({
         name = "nexa-lsp",
