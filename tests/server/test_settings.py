@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +11,15 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient, client_capabilities
 
 from nexa_lsp.server.settings import ServerSettings
-from tests.server.conftest import CONFIG, codes, diagnostics, open_document, uri
+from tests.server.conftest import codes, diagnostics, open_document, uri
+from tests.server.test_runs_support import session as runs_session
+
+
+def session(folder: Path, capabilities: lsp.ClientCapabilities, options: Any, configuration: Any) -> Any:
+    """A fresh server for ``folder``; ``configuration`` answers ``workspace/configuration`` for ``nexa``."""
+    answers = {"nexa": configuration} if configuration is not None else None
+    return runs_session("", folder, options=options, configuration=answers, capabilities=capabilities)
+
 
 #: On the 2.4 path with migration hints on, ``A.run`` gets NXM hints; with them off it gets none.
 TEXT = 'agent A { prompt: "提示" }\nflow f {\n    x = A.run("任务")\n    print(x)\n}\n'
@@ -21,31 +27,6 @@ TEXT = 'agent A { prompt: "提示" }\nflow f {\n    x = A.run("任务")\n    pri
 
 def hints(items: list[lsp.Diagnostic]) -> list[str]:
     return [c for c in codes(items) if c.startswith("NXM")]
-
-
-@asynccontextmanager
-async def session(
-    folder: Path, capabilities: lsp.ClientCapabilities, options: Any, configuration: Any
-) -> AsyncIterator[LanguageClient]:
-    client = await CONFIG.start()
-    assert isinstance(client, LanguageClient)
-    if configuration is not None:
-        client.set_configuration(configuration, section="nexa")
-    try:
-        await client.initialize_session(
-            lsp.InitializeParams(
-                capabilities=capabilities,
-                root_uri=uri(folder),
-                workspace_folders=[lsp.WorkspaceFolder(uri=uri(folder), name=folder.name)],
-                initialization_options=options,
-            )
-        )
-        yield client
-    finally:
-        try:
-            await client.shutdown_session()
-        finally:
-            await client.stop()
 
 
 async def settle(client: LanguageClient, doc: str, accept: Any) -> list[lsp.Diagnostic]:
