@@ -11,7 +11,6 @@ notification's body instead).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -73,8 +72,7 @@ def register(server: NexaLanguageServer) -> None:
         for problem in problems:
             server.log(problem, lsp.MessageType.Warning)
         server.refresh_folders()
-        # once this answer is sent, load what the first diagnostics need (startup.py)
-        asyncio.get_running_loop().call_soon(server.startup.prepare_checks)
+        server.startup.prepare_checks()  # runs once this answer is sent (startup.py)
 
     @server.feature(lsp.INITIALIZED)
     async def initialized(params: lsp.InitializedParams) -> None:

@@ -2,21 +2,24 @@
 
 ``initialize`` is answered with the server glue loaded and nothing else (the ide,
 analysis and syntax layers, the runtime and the providers are imported where they are
-used, marked "lazy: start-up"). Then, in background threads, so the event loop keeps
-answering:
+used, marked "lazy: start-up"). Then, on the event loop between messages:
 
 1. right after the ``initialize`` answer: what the first diagnostics need (the syntax
-   and analysis layers, the 2.4 parser); a ``didOpen`` arriving meanwhile waits only for
-   what is still loading;
-2. after the first diagnostics (or when no document opened within
+   and analysis layers, the 2.4 parser) and what the worker threads use, so that no
+   worker imports them;
+2. after the first diagnostics were sent (or when no document opened within
    :data:`IDLE_WARM_UP_SECONDS`): what later requests need (hover, completion and their
    data, the 3.0 parser).
+
+The loads run on the event loop, not in a thread: two threads importing the same
+package at once can see it half-initialised (``ImportError: cannot import name ... from
+partially initialized module``), and every request needs these modules anyway.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -29,10 +32,10 @@ IDLE_WARM_UP_SECONDS = 2.0
 
 
 def _load_for_checks() -> None:
-    """The layers a check runs through, and the parser of files without a declaration (2.4);
-    the 3.0 parser loads with the features (``parser_for`` builds one parser at a time, so
-    building both here would keep a check of a 2.4 file waiting for the 3.0 one)."""
-    from nexa_lsp.analysis import engine  # noqa: F401  # lazy: start-up
+    """The layers a check runs through (and the workers' scans), and the parser of files without
+    a declaration (2.4); the 3.0 parser loads with the features."""
+    from nexa_lsp.analysis import engine, symbols, workspace  # noqa: F401  # lazy: start-up
+    from nexa_lsp.syntax import files, source  # noqa: F401  # lazy: start-up
     from nexa_lsp.syntax.grammar import parser_for  # lazy: start-up
     from nexa_lsp.syntax.version import VersionPath  # lazy: start-up
 
@@ -48,48 +51,38 @@ def _load_for_features() -> None:
 
 
 class StartUp:
-    """The two background loads of one server (each runs once)."""
+    """The two loads of one server (each runs once)."""
 
     def __init__(self, server: NexaLanguageServer) -> None:
         self.server = server
         self._started: set[str] = set()
-        self._lock = threading.Lock()
-
-    def prepare_checks(self) -> None:
-        """Load what diagnostics need (call once ``initialize`` is answered)."""
-        self._start("checks", _load_for_checks)
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        loop.call_later(IDLE_WARM_UP_SECONDS, self.warm_up_features)
 
     @property
     def features_started(self) -> bool:
         return "features" in self._started
 
+    def prepare_checks(self) -> None:
+        """Load what diagnostics need, once the current message is answered."""
+        self._soon("checks", _load_for_checks)
+        with contextlib.suppress(RuntimeError):  # no event loop: nothing to schedule
+            asyncio.get_running_loop().call_later(IDLE_WARM_UP_SECONDS, self.warm_up_features)
+
     def warm_up_features(self) -> None:
-        """Load what other requests need (after the first diagnostics)."""
-        self._start("features", _load_for_features)
+        """Load what other requests need, once the current message is answered."""
+        self._soon("features", _load_for_features)
 
-    def _start(self, name: str, load: Callable[[], None]) -> None:
-        with self._lock:
-            if name in self._started:
-                return
-            self._started.add(name)
-        try:
-            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        thread = threading.Thread(target=self._run, args=(name, load, loop), name=f"nexa-lsp-{name}", daemon=True)
-        thread.start()
+    def _soon(self, name: str, load: Callable[[], None]) -> None:
+        if name in self._started:
+            return
+        self._started.add(name)
+        with contextlib.suppress(RuntimeError):  # no event loop: modules load where used
+            asyncio.get_running_loop().call_soon(self._run, name, load)
 
-    def _run(self, name: str, load: Callable[[], None], loop: asyncio.AbstractEventLoop | None) -> None:
+    def _run(self, name: str, load: Callable[[], None]) -> None:
         try:
             load()
         except Exception as exc:  # the same import fails again, with its message, where it is used
-            if loop is not None:
-                loop.call_soon_threadsafe(self.server.log, f"loading for {name} failed: {exc}", lsp.MessageType.Warning)
+            self.server.log(f"loading for {name} failed: {exc}", lsp.MessageType.Warning)
             return
-        if loop is not None and name == "features":
-            loop.call_soon_threadsafe(self.server.idle_collector.collect)
+        if name == "features":
+            self.server.idle_collector.collect()

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
@@ -99,10 +98,8 @@ def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
 
 def _after_check(server: NexaLanguageServer) -> None:
     """Once these diagnostics are sent, the other features may warm up (see ``startup.py``)."""
-    if server.startup.features_started:
-        return
-    with contextlib.suppress(RuntimeError):  # no event loop: a check outside the server
-        asyncio.get_running_loop().call_soon(server.startup.warm_up_features)
+    if not server.startup.features_started:
+        server.startup.warm_up_features()
 
 
 def _result_id(items: list[lsp.Diagnostic]) -> str:

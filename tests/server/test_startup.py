@@ -1,4 +1,5 @@
-"""Start-up: ``initialize`` is answered before the syntax, analysis and ide layers load."""
+"""Start-up: ``initialize`` is answered before the syntax, analysis and ide layers load, and a
+document opened right after still gets its diagnostics."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import subprocess
 import sys
 
 #: Builds a server with every feature module except runs (whose light ``register`` is the runs
-#: feature's own contract), answers one ``initialize`` and lists the heavy modules then loaded.
+#: feature's own contract), answers one ``initialize``, lists the heavy modules then loaded, and
+#: checks that a document opened right after gets its diagnostics.
 SCRIPT = """
 import asyncio, json, sys
 from nexa_lsp.server import document_info, features, session, sync
@@ -28,10 +30,19 @@ async def main():
                "params": {"processId": None, "rootUri": None, "capabilities": {}}}
     server.protocol.handle_message(json.loads(json.dumps(request), object_hook=server.protocol.structure_message))
     heavy = ("lark", "httpx", "nexa_lsp.syntax", "nexa_lsp.analysis", "nexa_lsp.ide.", "nexa_lsp.runtime")
-    print(json.dumps({
-        "answered": b'"capabilities"' in b"".join(writer.data),
-        "loaded": sorted(m for m in sys.modules if m.startswith(heavy)),
-    }))
+    answered = b'"capabilities"' in b"".join(writer.data)
+    loaded = sorted(m for m in sys.modules if m.startswith(heavy))
+    # then a document opens at once: its diagnostics arrive (the layers load on the way)
+    opened = {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": "file:///tmp/start.nx", "languageId": "nexa", "version": 1,
+        "text": 'flow main {\\n    x = Nobody.run("y")\\n}\\n'}}}
+    server.protocol.handle_message(json.loads(json.dumps(opened), object_hook=server.protocol.structure_message))
+    for _ in range(600):
+        await asyncio.sleep(0.05)
+        if b"publishDiagnostics" in b"".join(writer.data):
+            break
+    sent = b"".join(writer.data).decode()
+    print(json.dumps({"answered": answered, "loaded": loaded, "published": "NX101" in sent}))
 
 asyncio.run(main())
 """
@@ -42,3 +53,4 @@ def test_initialize_is_answered_with_only_the_server_glue_loaded() -> None:
     found = json.loads(out.stdout.strip().splitlines()[-1])
     assert found["answered"]
     assert found["loaded"] == ["nexa_lsp.ide.legend"]  # the semantic token legend, a table of names
+    assert found["published"], out.stderr
