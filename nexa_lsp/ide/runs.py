@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nexa_lsp.analysis.run_codes import (
     RUN_CODES,
@@ -25,7 +25,6 @@ from nexa_lsp.analysis.run_codes import (
     RUN_UNKNOWN_OUTCOME,
     RUN_WAITING_APPROVAL,
 )
-from nexa_lsp.runtime.agent import NexaAgent
 from nexa_lsp.runtime.continuation import (
     Drift,
     continuation_blockers,
@@ -33,12 +32,14 @@ from nexa_lsp.runtime.continuation import (
     resume_blockers,
     valid_actions,
 )
-from nexa_lsp.runtime.declarations import agent_from_declaration
 from nexa_lsp.runtime.errors import ApprovalPendingError, DefinitionDriftError, NexaRuntimeError
 from nexa_lsp.runtime.run_state import RunState, RunStatus
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.diagnostics import Diagnostic, Severity
 from nexa_lsp.syntax.source import SourceFile
+
+if TYPE_CHECKING:
+    from nexa_lsp.runtime.agent import NexaAgent
 
 #: Code action kind of every run action (``context.only`` = ``source`` or ``source.nexa.run``).
 RUN_ACTION_KIND = "source.nexa.run"
@@ -178,6 +179,10 @@ def build_agent(source: SourceFile, decl: t.AgentDecl, path: Path | None) -> tup
     problem = declaration_problem(source, decl, path)
     if problem is not None:
         return None, problem
+    # imported on first use: the runtime's agent module loads the providers and httpx,
+    # which the language server's start-up does not need (issue 12)
+    from nexa_lsp.runtime.declarations import agent_from_declaration
+
     try:
         return agent_from_declaration(decl, source, path=path), None
     except NexaRuntimeError as exc:
