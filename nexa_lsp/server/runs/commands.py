@@ -16,8 +16,8 @@ from nexa_lsp.ide import runs as ide
 from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
 from nexa_lsp.runtime.continuation import resume_blockers
 from nexa_lsp.runtime.control import approve, cancel_run, deny, recover_tool_call
-from nexa_lsp.runtime.errors import ApprovalPendingError
-from nexa_lsp.runtime.run_state import RunState
+from nexa_lsp.runtime.errors import ApprovalNotPendingError, ApprovalPendingError
+from nexa_lsp.runtime.run_state import RunState, RunStatus
 from nexa_lsp.runtime.summary import RunSummary
 from nexa_lsp.server.documents import path_of_uri, uri_of_path
 from nexa_lsp.server.runs.agents import agent_of, agent_of_run, source_path
@@ -122,6 +122,16 @@ class RunCommands:
         call_id = required_text(argument, "call_id")
         store, state = self.features.locate(run_id)
         self.features.enabled_or_refuse(source_path(state))
+        if state.status is not RunStatus.WAITING_APPROVAL and run_id not in self.driver.live_ids():
+            status = state.status.value.replace("_", " ")
+            raise Refused(
+                str(
+                    ApprovalNotPendingError(
+                        f"run {run_id} is {status} now, not waiting for approval (it was moved on elsewhere, "
+                        "for example by `nexa-lsp agent --resume`); nothing was approved or denied"
+                    )
+                )
+            )
         with self.driver.holding(run_id, "approve" if approved else "deny"):
             decided = guard(lambda: (approve if approved else deny)(state, call_id, by=editor_user()))
             if decided.pending_approvals:

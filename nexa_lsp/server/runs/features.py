@@ -53,10 +53,8 @@ class RunFeatures:
     # --- shared by the commands -------------------------------------------------------------------
 
     def locate(self, run_id: str) -> tuple[SQLiteCheckpointStore, RunState]:
-        """The store holding ``run_id`` and the run (the live state when it is running here)."""
-        live = self.driver.live.get(run_id)
-        if live is not None and live.state is not None:
-            return live.store, live.state
+        """The store holding ``run_id`` and the run as stored now: the store is the truth,
+        since another process (``nexa-lsp agent``, another editor) may have moved it on."""
         return self.stores.locate(run_id)
 
     def enabled_or_refuse(self, path: Path | None) -> None:

@@ -74,7 +74,9 @@ class RunObserver(Protocol):
 
 
 class RunDriver:
-    """The runs executing in this server, by run id, and the commands about to drive one."""
+    """The runs executing in this server, by run id, and the commands about to drive one.
+
+    A run leaves ``live`` as soon as it stops here (settled, waiting for approval, or broken)."""
 
     def __init__(self, observer: RunObserver) -> None:
         self.observer = observer
@@ -195,6 +197,7 @@ class RunDriver:
             live.finished.set_exception(RuntimeError(str(exc)))
             live.finished.exception()  # retrieved: nobody may await it
         if live.run_id is not None:  # a bug after the run started: say so, keep the store as it is
+            self.live.pop(live.run_id, None)
             self.observer.run_broke(live, exc)
 
     def _on_finished(self, live: LiveRun, final: RunState) -> None:
@@ -205,6 +208,10 @@ class RunDriver:
         live.activity = ""
         if live.finished is not None and not live.finished.done():
             live.finished.set_result(final)
+        # it stopped here: from now on the store alone says what the run is (another process
+        # may resume, approve or cancel it next)
+        if live.run_id is not None and self.live.get(live.run_id) is live:
+            del self.live[live.run_id]
         self.observer.run_finished(live, final)
 
     # --- shutdown -------------------------------------------------------------------------------
