@@ -20,6 +20,7 @@ _SETTINGS: dict[str, tuple[str, type, object]] = {
     "runs.enabled": ("runs_enabled", bool, True),
     "runs.store": ("runs_store", str, ".nexa/runs.sqlite3"),
     "runs.provider": ("runs_provider", str, ""),
+    "runs.notify": ("runs_notify", str, "all"),
     "diagnostics.migrationHints": ("migration_hints", bool, True),
     "diagnostics.debounceMs": ("debounce_ms", int, 150),
 }
@@ -32,6 +33,7 @@ class ServerSettings:
     runs_enabled: bool = True
     runs_store: str = ".nexa/runs.sqlite3"
     runs_provider: str = ""
+    runs_notify: str = "all"  # all | failures | none: which run outcomes are shown as messages
     migration_hints: bool = True
     debounce_ms: int = 150
 

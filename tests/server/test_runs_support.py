@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
 from nexa_lsp.runtime.run_state import RunState
@@ -188,6 +188,21 @@ def runs_client() -> LanguageClient:
         )
         client.runs_changed.append(data)  # type: ignore[attr-defined]
 
+    client.message_requests = []  # type: ignore[attr-defined]
+    client.message_answers = []  # type: ignore[attr-defined]
+
+    @client.feature(lsp.WINDOW_SHOW_MESSAGE_REQUEST)
+    def show_message_request(params: lsp.ShowMessageRequestParams) -> lsp.MessageActionItem | None:
+        """Record the request; answer with the next queued title that it offers (else dismiss)."""
+        client.message_requests.append(params)  # type: ignore[attr-defined]
+        offered = [a.title for a in params.actions or []]
+        answers: list[str] = client.message_answers  # type: ignore[attr-defined]
+        for index, title in enumerate(answers):
+            if title in offered:
+                del answers[index]
+                return lsp.MessageActionItem(title=title)
+        return None
+
     client.protocol.fm.features.pop(lsp.WORKSPACE_CODE_LENS_REFRESH, None)  # the shared client's no-op
 
     @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
@@ -206,8 +221,16 @@ async def session(
     options: dict[str, Any] | None = None,
     configuration: dict[str, Any] | None = None,
     capabilities: lsp.ClientCapabilities | None = None,
+    prompts: bool | None = None,
 ) -> AsyncIterator[LanguageClient]:
-    """A client connected to a fresh ``python -m nexa_lsp`` for ``folder``."""
+    """A client connected to a fresh ``python -m nexa_lsp`` for ``folder``.
+
+    The VS Code profile stands for VS Code with the Nexa extension, which declares
+    ``experimental.nexa.runPrompts`` (it prompts for a run's task and input itself);
+    ``prompts=False`` leaves that out (another client with lenses)."""
+    if capabilities is None and (profile == VSCODE if prompts is None else prompts):
+        capabilities = client_capabilities(profile)
+        capabilities.experimental = {"nexa": {"runPrompts": True}}
     config = ClientServerConfig(
         server_command=SERVER_COMMAND, client_factory=runs_client, server_env=env or clean_environment()
     )

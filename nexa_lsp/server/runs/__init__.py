@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any
 from nexa_lsp.ide.runs import RUN_ACTION_KIND
 from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.arguments import Refused, command_argument
-from nexa_lsp.server.runs.commands import RunCommands
 from nexa_lsp.server.runs.features import RunFeatures
 
 if TYPE_CHECKING:
@@ -46,7 +45,7 @@ __all__ = ["RunFeatures", "register"]
 def register(server: NexaLanguageServer) -> RunFeatures:
     """Register code lenses, run code actions, run-aware diagnostics and the run commands."""
     features = RunFeatures(server)
-    commands = RunCommands(features)
+    commands = features.commands
 
     @server.feature(protocol.CODE_LENS, protocol.CODE_LENS_OPTIONS)
     def code_lens(params: lsp.CodeLensParams) -> list[lsp.CodeLens]:

@@ -22,7 +22,9 @@ from nexa_lsp.server import sync
 from nexa_lsp.server.app import RequestFailed
 from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.arguments import Refused
+from nexa_lsp.server.runs.commands import RunCommands
 from nexa_lsp.server.runs.live import LiveRun, RunDriver
+from nexa_lsp.server.runs.outcomes import RunOutcomes
 from nexa_lsp.server.runs.progress import RunProgress, end_message
 from nexa_lsp.server.runs.redaction import scrub
 from nexa_lsp.server.runs.stores import RunStores
@@ -47,6 +49,8 @@ class RunFeatures:
         self.progress = RunProgress(server)
         self.transcripts = Transcripts()
         self.views = RunViews(server, self.stores, self.driver)
+        self.commands = RunCommands(self)
+        self.outcomes = RunOutcomes(self)
         self._tasks: set[asyncio.Task[None]] = set()
         atexit.register(self.driver.stop_all)
 
@@ -117,11 +121,13 @@ class RunFeatures:
         self.progress.end(live, message)
         self.transcripts.update(final, live)
         self.runs_changed(final)  # lenses: no longer live
+        self.outcomes.announce(live, final)
 
     def run_broke(self, live: LiveRun, exc: BaseException) -> None:
         reason = scrub(str(exc), live.secrets)
         protocol.log(self.server, f"runs: run {live.run_id} stopped unexpectedly: {reason}", "error")
         self.progress.end(live, f"stopped unexpectedly: {type(exc).__name__}")
+        self.outcomes.broke(live, reason)
 
     # --- after a change -----------------------------------------------------------------------------
 

@@ -122,6 +122,29 @@ def runs_configuration(scope_uri: str) -> lsp.ConfigurationParams:
     return lsp.ConfigurationParams(items=[lsp.ConfigurationItem(scope_uri=scope_uri, section="nexa.runs")])
 
 
+def message_request(message: str, level: str, actions: Sequence[str]) -> lsp.ShowMessageRequestParams:
+    """``window/showMessageRequest`` offering ``actions`` (answered with one title, or nothing)."""
+    return lsp.ShowMessageRequestParams(
+        type=_MESSAGE_TYPES[level], message=message, actions=[lsp.MessageActionItem(title=a) for a in actions]
+    )
+
+
+def chosen_action(answer: object) -> str | None:
+    """The title of the action a ``window/showMessageRequest`` was answered with."""
+    return answer.title if isinstance(answer, lsp.MessageActionItem) else None
+
+
+def client_prompts_for_runs(server: NexaLanguageServer) -> bool:
+    """The client declares ``experimental.nexa.runPrompts``: it asks the user for a run's task
+    or input itself (a lens may leave them out), and shows message requests without blocking
+    (the VS Code extension)."""
+    experimental = server.client_capabilities.experimental
+    if not isinstance(experimental, Mapping):
+        return False
+    nexa = experimental.get("nexa")
+    return isinstance(nexa, Mapping) and nexa.get("runPrompts") is True
+
+
 def show_document(uri: str) -> lsp.ShowDocumentParams:
     return lsp.ShowDocumentParams(uri=uri, take_focus=True)
 
