@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from nexa_lsp.ide.runs import RUN_ACTION_KIND
+from nexa_lsp.ide.run_commands import RUN_ACTION_KIND
 from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.arguments import Refused, command_argument
 from nexa_lsp.server.runs.features import RunFeatures

@@ -19,7 +19,7 @@ from nexa_lsp.server.convert import offsets, to_range
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from nexa_lsp.ide import runs as ide
+    from nexa_lsp.ide.run_commands import Action, Lens, RunCommand
     from nexa_lsp.server.app import NexaLanguageServer
     from nexa_lsp.text import LineIndex
 
@@ -55,15 +55,15 @@ _MESSAGE_TYPES = {
 # --- lenses and code actions ----------------------------------------------------------------
 
 
-def command(run_command: ide.RunCommand) -> lsp.Command:
+def command(run_command: RunCommand) -> lsp.Command:
     return lsp.Command(title=run_command.title, command=run_command.command, arguments=run_command.arguments)
 
 
-def code_lens(lines: LineIndex, lens: ide.Lens) -> lsp.CodeLens:
+def code_lens(lines: LineIndex, lens: Lens) -> lsp.CodeLens:
     return lsp.CodeLens(range=to_range(lines, lens.span.start, lens.span.end), command=command(lens.command))
 
 
-def code_action(action: ide.Action, kind: str, attached: Sequence[lsp.Diagnostic]) -> lsp.CodeAction:
+def code_action(action: Action, kind: str, attached: Sequence[lsp.Diagnostic]) -> lsp.CodeAction:
     return lsp.CodeAction(
         title=action.title,
         kind=kind,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nexa_lsp.ide import run_commands, run_diagnostics
 from nexa_lsp.ide import runs as ide
 from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
 from nexa_lsp.runtime.errors import NexaRuntimeError
@@ -144,7 +145,7 @@ class RunViews:
             return []
         source = source or self.server.documents.parsed(state)
         views = self.views(state.uri, state.path, source, only_with_runs=True)
-        return ide.run_diagnostics(views, enabled=settings.runs_enabled)
+        return run_diagnostics.run_diagnostics(views, enabled=settings.runs_enabled)
 
     def code_lens(self, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
         uri = params.text_document.uri
@@ -156,15 +157,16 @@ class RunViews:
         if not settings.runs_enabled:
             return []
         views = self.views(uri, state.path, source)
+        prompts = protocol.client_prompts_for_runs(self.server)
         return [
             protocol.code_lens(source.lines, lens)
-            for lens in ide.code_lenses(views, uri, enabled=settings.runs_enabled)
+            for lens in run_commands.code_lenses(views, uri, enabled=settings.runs_enabled, prompts=prompts)
         ]
 
     def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         """Run actions (kind ``source.nexa.run``) for the agents under the range and the runs
         named by the request's run-aware diagnostics."""
-        if not protocol.wants_kind(params.context.only, ide.RUN_ACTION_KIND):
+        if not protocol.wants_kind(params.context.only, run_commands.RUN_ACTION_KIND):
             return []
         uri = params.text_document.uri
         state = self.server.documents.get(uri)
@@ -182,7 +184,11 @@ class RunViews:
             if run_id is not None:
                 by_run.setdefault(run_id, []).append(diagnostic)
         actions = []
-        for action in ide.code_actions(views, uri, start, end, enabled=True, diagnostic_runs=by_run):
+        prompts = protocol.client_prompts_for_runs(self.server)
+        actions_here = run_commands.code_actions(
+            views, uri, start, end, enabled=True, diagnostic_runs=by_run, prompts=prompts
+        )
+        for action in actions_here:
             attached = [d for d in by_run.get(action.run_id or "", []) if protocol.diagnostic_code(d) in action.codes]
-            actions.append(protocol.code_action(action, ide.RUN_ACTION_KIND, attached))
+            actions.append(protocol.code_action(action, run_commands.RUN_ACTION_KIND, attached))
         return actions
