@@ -8,7 +8,7 @@ task and input literals the file's flows pass (``A.execute("...")``, ``A.run("..
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,13 +170,23 @@ class Lens:
     command: RunCommand
 
 
-def code_lenses(views: Sequence[AgentView], uri: str, *, enabled: bool = True, prompts: bool = True) -> list[Lens]:
+def code_lenses(
+    views: Sequence[AgentView],
+    uri: str,
+    *,
+    enabled: bool = True,
+    prompts: bool = True,
+    transcripts: Mapping[str, str] | None = None,
+) -> list[Lens]:
     """Per agent: ``Execute``, then each shown run's status (opens its transcript) and actions.
 
     ``prompts``: the client asks for a missing task or input (else the lenses carry the
-    file's literals, see ``for_client``). With runs disabled there are no lenses at all:
-    no run can be started or steered.
+    file's literals, see ``for_client``). ``transcripts`` maps run ids to where their
+    transcript file is, for a ``Transcript: PATH`` lens (clients that cannot open a
+    document). With runs disabled there are no lenses at all: no run can be started or
+    steered.
     """
+    transcripts = transcripts or {}
     if not enabled:
         return []
     lenses: list[Lens] = []
@@ -187,6 +197,11 @@ def code_lenses(views: Sequence[AgentView], uri: str, *, enabled: bool = True, p
             lenses.append(
                 Lens(span, RunCommand(run.label(), COMMANDS["show"], {"run_id": run.run_id}, "show", run.run_id))
             )
+            if run.run_id in transcripts:
+                title = f"Transcript: {transcripts[run.run_id]}"
+                lenses.append(
+                    Lens(span, RunCommand(title, COMMANDS["show"], {"run_id": run.run_id}, "show", run.run_id))
+                )
             commands = for_client(run_commands(view, run), prompts=prompts, lens=True)
             lenses += [Lens(span, c) for c in commands if c.action != "show"]
     return lenses

@@ -20,6 +20,7 @@ from nexa_lsp.runtime.errors import ApprovalNotPendingError, ApprovalPendingErro
 from nexa_lsp.runtime.run_state import RunState, RunStatus
 from nexa_lsp.runtime.summary import RunSummary
 from nexa_lsp.server.documents import path_of_uri, uri_of_path
+from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.agents import agent_of, agent_of_run, source_path
 from nexa_lsp.server.runs.arguments import (
     Refused,
@@ -204,7 +205,12 @@ class RunCommands:
         self.features.enabled_or_refuse(source_path(state))
         path = self.features.transcripts.follow(store, state, self.driver.live.get(run_id))
         uri = uri_of_path(path)
-        self.features.show_document(uri)
+        if not self.features.show_document(uri):  # e.g. Neovim 0.7, eglot 1.9: say where it is
+            protocol.show_message(
+                self.server,
+                f"Nexa: the transcript of run {run_id} is {path} (rewritten while the run goes on)",
+                "info",
+            )
         return {"uri": uri}
 
     async def list_runs(self, argument: Mapping[str, Any]) -> dict[str, Any]:

@@ -73,9 +73,12 @@ class RunFeatures:
         protocol.show_message(self.server, f"Nexa: {reason}", "error")
         return RequestFailed(reason)
 
-    def show_document(self, uri: str) -> None:
-        if self.server.client_supports("window.show_document.support"):
-            protocol.fire(self.server.window_show_document(protocol.show_document(uri)))
+    def show_document(self, uri: str) -> bool:
+        """Ask the client to open ``uri``; False when it cannot (no ``window/showDocument``)."""
+        if not self.server.client_supports("window.show_document.support"):
+            return False
+        protocol.fire(self.server.window_show_document(protocol.show_document(uri)))
+        return True
 
     async def start(self, live: LiveRun, entry: Callable[..., RunState]) -> RunState:
         """Start ``live`` (see ``RunDriver.start``), then its progress."""

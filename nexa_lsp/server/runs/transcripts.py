@@ -26,6 +26,14 @@ def transcript_path(store: SQLiteCheckpointStore, run_id: str) -> Path:
     return store.path.parent / "transcripts" / f"{safe}.md"
 
 
+def display_path(path: Path, folder: Path) -> str:
+    """``path`` relative to ``folder`` when inside it, else absolute."""
+    try:
+        return str(path.relative_to(folder))
+    except ValueError:
+        return str(path)
+
+
 def transcript_text(state: RunState, live: LiveRun | None) -> str:
     """The run's transcript; a run still executing here gets its streamed text too."""
     text = render_transcript(state)

@@ -20,6 +20,7 @@ from nexa_lsp.runtime.owner import current_owner
 from nexa_lsp.runtime.run_state import RunState, RunStatus
 from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.stores import RunStores, store_stamp
+from nexa_lsp.server.runs.transcripts import display_path, transcript_path
 
 if TYPE_CHECKING:
     from lsprotocol import types as lsp
@@ -158,10 +159,27 @@ class RunViews:
             return []
         views = self.views(uri, state.path, source)
         prompts = protocol.client_prompts_for_runs(self.server)
-        return [
-            protocol.code_lens(source.lines, lens)
-            for lens in run_commands.code_lenses(views, uri, enabled=settings.runs_enabled, prompts=prompts)
-        ]
+        transcripts = {} if self.server.client_supports("window.show_document.support") else self.transcripts_of(views)
+        found = run_commands.code_lenses(
+            views, uri, enabled=settings.runs_enabled, prompts=prompts, transcripts=transcripts
+        )
+        return [protocol.code_lens(source.lines, lens) for lens in found]
+
+    def transcripts_of(self, views: Sequence[ide.AgentView]) -> dict[str, str]:
+        """Run id -> where its transcript file is (relative to its workspace folder when inside),
+        for the runs shown that have one: clients that cannot open a document see the path."""
+        found: dict[str, str] = {}
+        for view in views:
+            for run in view.runs:
+                source = run.state.metadata.source
+                path = Path(source) if source else None
+                store = self.stores.store(self.stores.store_path(path), create=False)
+                if store is None:
+                    continue
+                transcript = transcript_path(store, run.run_id)
+                if transcript.is_file():
+                    found[run.run_id] = display_path(transcript, self.stores.folder_of(path))
+        return found
 
     def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         """Run actions (kind ``source.nexa.run``) for the agents under the range and the runs
