@@ -94,6 +94,14 @@ def publish(**arguments):
     return "published"
 
 
+def slow(**arguments):
+    import time
+
+    _record("slow", arguments)
+    time.sleep(1.0)
+    return "slow result"
+
+
 def env_echo(**arguments):
     import os
 
