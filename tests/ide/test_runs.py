@@ -272,3 +272,33 @@ def test_lenses_show_every_open_run_and_only_the_newest_settled_one(doc: Path) -
     shown = ide.shown_runs([*settled, *interrupted])
     assert [s.run_id for s in shown if s.settled] == [settled[-1].run_id]
     assert {s.run_id for s in shown if not s.settled} == {r.run_id for r in interrupted}
+
+
+def test_run_details_name_each_tool_calls_state(doc: Path) -> None:
+    from nexa_lsp.ide.run_details import run_details
+    from nexa_lsp.runtime.control import deny
+
+    waiting = run_of(doc, "Analyst", PUBLISH)
+    unknown = waiting.evolve(status=RunStatus.RUNNING, approvals=()).with_journal(
+        JournalEntry("call_pub", "publish", "{}", "started", time.time())
+    )
+    statuses = {}
+    for name, state, live in (
+        ("waiting", waiting, False),
+        ("denied", deny(waiting, "call_pub", by="me"), False),
+        ("running here", unknown, True),
+        ("unknown", unknown, False),
+    ):
+        view = ide.run_view(state, None, "no agent", live=live)
+        (call,) = run_details(view, now=time.time())["tool_calls"]
+        statuses[name] = call["status"]
+        assert call["arguments"] == '{"x": 1}' and call["tool"] == "publish"
+    assert statuses == {
+        "waiting": "waiting_approval",
+        "denied": "denied",
+        "running here": "running",
+        "unknown": "unknown",
+    }
+    details = run_details(ide.run_view(waiting, None, "no agent"), now=time.time())
+    assert details["refused"] == [{"action": "approve", "reason": "no agent"}, {"action": "deny", "reason": "no agent"}]
+    assert details["budget"]["token_budget"] is None and details["budget"]["tokens_left"] is None

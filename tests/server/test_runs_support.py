@@ -173,6 +173,15 @@ def clean_environment(**extra: str) -> dict[str, str]:
     return env
 
 
+def as_plain(value: Any) -> Any:
+    """A notification's params as plain JSON data (pygls hands custom params over as namedtuples)."""
+    if hasattr(value, "_asdict"):
+        return {k: as_plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [as_plain(v) for v in value]
+    return value
+
+
 def runs_client() -> LanguageClient:
     """The shared test client, also recording ``nexa/runsChanged`` and lens refreshes."""
     client = make_client()
@@ -195,6 +204,12 @@ def runs_client() -> LanguageClient:
             params if isinstance(params, dict) else {k: getattr(params, k, None) for k in ("run_id", "agent", "status")}
         )
         client.runs_changed.append(data)  # type: ignore[attr-defined]
+
+    client.run_updates = []  # type: ignore[attr-defined]
+
+    @client.feature("nexa/runUpdated")
+    def run_updated(params: Any) -> None:
+        client.run_updates.append(as_plain(params))  # type: ignore[attr-defined]
 
     client.message_requests = []  # type: ignore[attr-defined]
     client.message_answers = []  # type: ignore[attr-defined]

@@ -23,6 +23,7 @@ from nexa_lsp.server.app import RequestFailed
 from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.arguments import Refused
 from nexa_lsp.server.runs.commands import RunCommands
+from nexa_lsp.server.runs.details import RunDetailsFeed
 from nexa_lsp.server.runs.live import LiveRun, RunDriver
 from nexa_lsp.server.runs.outcomes import RunOutcomes
 from nexa_lsp.server.runs.progress import RunProgress, end_message
@@ -51,6 +52,7 @@ class RunFeatures:
         self.views = RunViews(server, self.stores, self.driver)
         self.commands = RunCommands(self)
         self.outcomes = RunOutcomes(self)
+        self.details = RunDetailsFeed(self)
         self._tasks: set[asyncio.Task[None]] = set()
         atexit.register(self.driver.stop_all)
 
@@ -98,8 +100,13 @@ class RunFeatures:
         self.runs_changed(state)
 
     def run_progressed(self, live: LiveRun) -> None:
-        """Schedule a progress report / transcript rewrite, at most one per ``REPORT_INTERVAL``."""
-        if live.progress is None and not self.transcripts.is_followed(live.run_id):
+        """Schedule a progress report / transcript rewrite / panel update, at most one per
+        ``REPORT_INTERVAL``."""
+        if (
+            live.progress is None
+            and not self.transcripts.is_followed(live.run_id)
+            and not self.details.is_watched(live.run_id)
+        ):
             return
         if live.report_pending:
             return
@@ -117,6 +124,7 @@ class RunFeatures:
         self.progress.report(live)
         if live.state is not None:
             self.transcripts.update(live.state, live)
+        self.details.changed(live.run_id)
 
     def run_finished(self, live: LiveRun, final: RunState) -> None:
         message = end_message(final)
@@ -143,8 +151,10 @@ class RunFeatures:
                 protocol.fire(self.server.workspace_code_lens_refresh(None))
 
     def runs_changed(self, state: RunState) -> None:
-        """Tell the client: ``nexa/runsChanged``, lens refresh, run-aware diagnostics again."""
+        """Tell the client: ``nexa/runsChanged``, lens refresh, run-aware diagnostics again,
+        and a watching run panel (``nexa/runUpdated``)."""
         self.views.invalidate()
+        self.details.changed(state.run_id)
         server = self.server
         try:
             server.protocol.notify(

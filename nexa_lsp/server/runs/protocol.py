@@ -149,6 +149,27 @@ def show_document(uri: str) -> lsp.ShowDocumentParams:
     return lsp.ShowDocumentParams(uri=uri, take_focus=True)
 
 
+def custom_params(params: object) -> Mapping[str, Any]:
+    """The params of a ``nexa/...`` request as a mapping (pygls hands them over as namedtuples)."""
+    if params is None:
+        return {}
+    if isinstance(params, Mapping):
+        return params
+    as_dict = getattr(params, "_asdict", None)
+    if as_dict is None:
+        raise TypeError("the params must be an object")
+    return {key: _plain(value) for key, value in as_dict().items()}
+
+
+def _plain(value: object) -> object:
+    as_dict = getattr(value, "_asdict", None)
+    if as_dict is not None:
+        return {key: _plain(item) for key, item in as_dict().items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
 def fire(future: Future[Any]) -> None:
     """Send a request without waiting; a failing answer (unsupported) is ignored."""
 
