@@ -61,7 +61,8 @@ async def test_a_run_waiting_for_approval_asks_and_the_answer_is_acted_on(profil
             assert client.shown_documents[-1].uri == transcript.as_uri()  # "Show" opened it
             assert len(asked) == 2  # asked again after Show
             assert ws.tool_call_names() == ["lookup"]  # denied: never ran
-        assert any("completed" in m for m in shown(client, lsp.MessageType.Info))
+        # the completion message follows nexa/runsChanged
+        await wait_until(lambda: [m for m in shown(client, lsp.MessageType.Info) if f"{run_id[:12]} completed" in m])
 
 
 async def test_a_dismissed_approval_request_leaves_the_run_waiting(tmp_path: Path) -> None:
@@ -123,6 +124,8 @@ async def test_the_notify_setting_quiets_outcomes(level: str, tmp_path: Path) ->
             await wait_status(client, first, "completed")
             second = (await command(client, "nexa.execute", uri=ws.uri, agent="Greeter", task="Again"))["run_id"]
             await wait_status(client, second, "failed")
+            if level == "failures":
+                await wait_until(lambda: [r for r in requests_of(client) if second[:12] in r.message])
             await asyncio.sleep(0.3)
             assert not [m for m in shown(client, lsp.MessageType.Info) if first[:12] in m]  # no completion message
             failures = [r for r in requests_of(client) if second[:12] in r.message]
