@@ -23,6 +23,7 @@ from tests.server.test_runs_support import (
     open_workspace_document,
     session,
     wait_status,
+    waiting_run,
 )
 
 PROFILES = [VSCODE, NEOVIM]
@@ -69,8 +70,7 @@ async def test_a_dismissed_approval_request_leaves_the_run_waiting(tmp_path: Pat
     ws = make_workspace(tmp_path, APPROVAL_SCRIPT)
     async with session(VSCODE, ws.folder) as client:
         await open_workspace_document(client, ws)
-        run_id = (await command(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="Analyze"))["run_id"]
-        await wait_status(client, run_id, "waiting_approval")
+        run_id = await waiting_run(client, ws)
         await wait_until(lambda: requests_of(client))
         await asyncio.sleep(0.3)
         assert ws.status(run_id) == "waiting_approval"

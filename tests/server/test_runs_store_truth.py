@@ -22,7 +22,7 @@ from tests.server.test_runs_support import (
     open_workspace_document,
     refusal,
     session,
-    wait_status,
+    waiting_run,
 )
 
 
@@ -43,8 +43,7 @@ async def test_a_run_approved_by_another_process_is_not_approved_again(profile: 
     ws = make_workspace(tmp_path, APPROVAL_SCRIPT)
     async with session(profile, ws.folder) as client:
         await open_workspace_document(client, ws)
-        run_id = (await command(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="Analyze"))["run_id"]
-        await wait_status(client, run_id, "waiting_approval")
+        run_id = await waiting_run(client, ws)
         assert offered_actions(await offers(client, profile, ws, "agent Analyst"), run_id) >= {"nexa.approve"}
 
         done = cli_approve(ws.folder, ws.store, run_id)

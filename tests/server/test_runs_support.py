@@ -334,6 +334,13 @@ async def wait_status(client: LanguageClient, run_id: str, *statuses: str) -> di
     return found
 
 
+async def waiting_run(client: LanguageClient, ws: Workspace) -> str:
+    """Execute ``Analyst`` (its script asks for ``publish``) and wait until it waits for approval."""
+    run_id = str((await command(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="Analyze"))["run_id"])
+    await wait_status(client, run_id, "waiting_approval")
+    return run_id
+
+
 async def lenses(client: LanguageClient, ws: Workspace) -> list[lsp.CodeLens]:
     found = await client.text_document_code_lens_async(
         lsp.CodeLensParams(text_document=lsp.TextDocumentIdentifier(uri=ws.uri))
