@@ -24,6 +24,7 @@ _SETTINGS: dict[tuple[str, ...], tuple[str, type]] = {
     ("runs", "enabled"): ("runs_enabled", bool),
     ("runs", "store"): ("runs_store", str),
     ("runs", "provider"): ("runs_provider", str),
+    ("runs", "notify"): ("runs_notify", str),
     ("diagnostics", "migrationHints"): ("migration_hints", bool),
     ("diagnostics", "debounceMs"): ("debounce_ms", int),
 }
@@ -37,6 +38,7 @@ class ServerSettings:
     runs_enabled: bool = True
     runs_store: str = ".nexa/runs.sqlite3"
     runs_provider: str = ""
+    runs_notify: str = "all"  # all | failures | none: which run outcomes are shown as messages
     migration_hints: bool = True
     debounce_ms: int = 150
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from nexa_lsp.ide import run_commands as rc
+from nexa_lsp.ide import run_diagnostics as rd
 from nexa_lsp.ide import runs as ide
 from nexa_lsp.runtime.declarations import agent_from_declaration
 from nexa_lsp.runtime.providers.scripted import ScriptedProvider
@@ -71,7 +73,7 @@ def views(doc: Path, runs: list[RunState], text: str = SOURCE, **options: object
 
 def lens_titles(found: list[ide.AgentView], agent: str) -> list[str]:
     view = next(v for v in found if v.name == agent)
-    return [lens.command.title for lens in ide.code_lenses([view], URI)]
+    return [lens.command.title for lens in rc.code_lenses([view], URI)]
 
 
 def test_without_runs_only_execute_and_the_literal_tasks_of_the_flows(doc: Path) -> None:
@@ -81,10 +83,10 @@ def test_without_runs_only_execute_and_the_literal_tasks_of_the_flows(doc: Path)
     assert greeter.tasks == ("Say hello",) and greeter.inputs == ("Now say goodbye",)
     assert found[0].tasks == ()  # an interpolated string is not a ready-made task
     assert lens_titles(found, "Greeter") == ["▶ Execute…"]
-    lens = ide.code_lenses([greeter], URI)[0]
+    lens = rc.code_lenses([greeter], URI)[0]
     assert lens.command.command == "nexa.execute" and lens.command.arguments == [{"uri": URI, "agent": "Greeter"}]
     assert lens.command.needs == "task"
-    assert ide.run_diagnostics(found) == []
+    assert rd.run_diagnostics(found) == []
 
 
 def test_a_completed_run_offers_continue_and_show(doc: Path) -> None:
@@ -95,7 +97,7 @@ def test_a_completed_run_offers_continue_and_show(doc: Path) -> None:
     assert lens_titles(found, "Greeter") == ["▶ Execute…", f"{run.run_id[:12]} completed", "Continue…"]
     source = parse_source(SOURCE)
     span = declaration(source, "Greeter").span
-    actions = ide.code_actions(found, URI, span.start, span.start)
+    actions = rc.code_actions(found, URI, span.start, span.start)
     titles = [a.title for a in actions]
     assert 'Nexa: Execute Greeter "Say hello"' in titles
     continues = [a.command for a in actions if a.command.action == "continue"]
@@ -103,7 +105,44 @@ def test_a_completed_run_offers_continue_and_show(doc: Path) -> None:
         {"run_id": run.run_id},
         {"run_id": run.run_id, "input": "Now say goodbye"},
     ]
-    assert ide.run_diagnostics(found) == []
+    assert rd.run_diagnostics(found) == []
+
+
+def test_clients_that_cannot_prompt_get_lenses_carrying_the_files_literals(doc: Path) -> None:
+    run = run_of(doc, "Greeter", {"text": "Hello!"})
+    found = views(doc, [run])
+    lenses = rc.code_lenses(found, URI, prompts=False)
+    assert all(lens.command.needs is None for lens in lenses)  # no lens can fail for want of a task
+    greeter = [
+        lens.command
+        for lens in lenses
+        if lens.command.argument.get("agent") == "Greeter" or lens.command.argument.get("run_id") == run.run_id
+    ]
+    assert [(c.title, c.argument) for c in greeter] == [
+        ('▶ Execute "Say hello"', {"uri": URI, "agent": "Greeter", "task": "Say hello"}),
+        (f"{run.run_id[:12]} completed", {"run_id": run.run_id}),
+        ('Continue "Now say goodbye"', {"run_id": run.run_id, "input": "Now say goodbye"}),
+    ]
+    # Analyst's only task interpolates a value: there is nothing it could send, so no Execute lens
+    assert not [lens for lens in lenses if lens.command.argument.get("agent") == "Analyst"]
+    source = parse_source(SOURCE)
+    span = declaration(source, "Greeter").span
+    actions = rc.code_actions(found, URI, span.start, span.start, prompts=False)
+    assert [a.command.argument for a in actions if a.command.action in ("execute", "continue")] == [
+        {"uri": URI, "agent": "Greeter", "task": "Say hello"},
+        {"run_id": run.run_id, "input": "Now say goodbye"},
+    ]
+
+
+def test_literal_lenses_are_capped_and_the_actions_offer_every_literal(doc: Path) -> None:
+    tasks = [f"Task number {i}" for i in range(5)]
+    text = 'agent Greeter {\n    prompt: "Greet."\n}\n\nflow main {\n'
+    text += "".join(f'    r{i} = Greeter.run("{task}")\n' for i, task in enumerate(tasks)) + "}\n"  # 2.4 spelling
+    found = views(doc, [], text=text)
+    titles = [lens.command.title for lens in rc.code_lenses(found, URI, prompts=False)]
+    assert titles == [f'▶ Execute "{task}"' for task in tasks[: rc.LITERAL_LENSES]]
+    actions = rc.code_actions(found, URI, 0, 0, prompts=False)
+    assert [a.command.argument["task"] for a in actions] == tasks
 
 
 def test_a_run_waiting_for_approval(doc: Path) -> None:
@@ -111,12 +150,12 @@ def test_a_run_waiting_for_approval(doc: Path) -> None:
     assert run.status is RunStatus.WAITING_APPROVAL
     found = views(doc, [run])
     assert found[0].runs[0].actions == ("approve", "deny", "cancel", "show")
-    commands = ide.run_commands(found[0], found[0].runs[0])
+    commands = rc.run_commands(found[0], found[0].runs[0])
     assert [(c.title, c.argument) for c in commands if c.action in ("approve", "deny")] == [
         ("Approve publish", {"run_id": run.run_id, "call_id": "call_pub"}),
         ("Deny publish", {"run_id": run.run_id, "call_id": "call_pub"}),
     ]
-    (diagnostic,) = ide.run_diagnostics(found)
+    (diagnostic,) = rd.run_diagnostics(found)
     assert diagnostic.code == "NX201" and diagnostic.severity.label == "info"
     assert run.run_id in diagnostic.message and "publish (call_pub)" in diagnostic.message
     source = parse_source(SOURCE)
@@ -137,7 +176,7 @@ def test_editing_the_model_warns_of_drift_on_the_model_line(doc: Path) -> None:
     assert view.refused["continue"].startswith("NXR005: ")
     assert [d.part for d in view.drift] == ["model"]
     assert lens_titles(found, "Greeter") == ["▶ Execute…", f"{run.run_id[:12]} completed (model changed)"]
-    (diagnostic,) = ide.run_diagnostics(found)
+    (diagnostic,) = rd.run_diagnostics(found)
     assert diagnostic.code == "NX203" and diagnostic.severity.label == "warning"
     assert "model changed from 'scripted/demo' to 'scripted/new'" in diagnostic.message
     assert f"continuing that run would be refused - NXR005: run {run.run_id}" in diagnostic.message
@@ -152,9 +191,9 @@ def test_changing_the_prompt_blocks_approval_of_a_waiting_run(doc: Path) -> None
     view = found[0].runs[0]
     assert view.actions == ("cancel", "show")  # the run could only resume with the old definition
     assert view.refused["approve"].startswith("NXR004: ")
-    codes = sorted(d.code for d in ide.run_diagnostics(found))
+    codes = sorted(d.code for d in rd.run_diagnostics(found))
     assert codes == ["NX201", "NX203"]
-    drift = next(d for d in ide.run_diagnostics(found) if d.code == "NX203")
+    drift = next(d for d in rd.run_diagnostics(found) if d.code == "NX203")
     assert "prompt changed" in drift.message and "approving that run would be refused - NXR004" in drift.message
 
 
@@ -165,7 +204,7 @@ def test_a_run_driven_here_can_only_be_cancelled_or_shown(doc: Path) -> None:
     )
     found = views(doc, [running], live=[running.run_id])
     assert found[0].runs[0].actions == ("cancel", "show")
-    (diagnostic,) = ide.run_diagnostics(found)  # a tool running right now is not an unknown outcome
+    (diagnostic,) = rd.run_diagnostics(found)  # a tool running right now is not an unknown outcome
     assert diagnostic.code == "NX202" and diagnostic.message.endswith("is running")
 
 
@@ -176,7 +215,7 @@ def test_a_run_another_process_drives_is_only_shown(doc: Path) -> None:
     assert view.actions == ("show",)
     assert view.refused["resume"].startswith("NXR024: ")
     assert lens_titles(found, "Greeter")[1] == f"{run.run_id[:12]} running in process 7 on host"
-    (diagnostic,) = ide.run_diagnostics(found)
+    (diagnostic,) = rd.run_diagnostics(found)
     assert diagnostic.code == "NX202" and "is running in process 7 on host" in diagnostic.message
 
 
@@ -184,7 +223,7 @@ def test_an_interrupted_run_can_be_resumed_or_cancelled(doc: Path) -> None:
     run = run_of(doc, "Greeter", {"text": "Hello!"}).evolve(status=RunStatus.RUNNING)
     found = views(doc, [run])
     assert found[1].runs[0].actions == ("resume", "cancel", "show")
-    (diagnostic,) = ide.run_diagnostics(found)
+    (diagnostic,) = rd.run_diagnostics(found)
     assert diagnostic.code == "NX202" and "interrupted" in diagnostic.message
 
 
@@ -196,14 +235,14 @@ def test_an_unknown_tool_outcome_offers_recovery_not_resume(doc: Path) -> None:
     found = views(doc, [unknown])
     view = found[0].runs[0]
     assert view.actions == ("cancel", "recover", "show")
-    recover = [c for c in ide.run_commands(found[0], view) if c.action == "recover"]
+    recover = [c for c in rc.run_commands(found[0], view) if c.action == "recover"]
     assert [c.argument["outcome"] for c in recover] == ["completed", "not_executed"]
     assert all(c.argument["call_id"] == "call_pub" for c in recover)
-    codes = sorted(d.code for d in ide.run_diagnostics(found))
+    codes = sorted(d.code for d in rd.run_diagnostics(found))
     assert codes == ["NX202", "NX204"]
     source = parse_source(SOURCE)
     away = source.text.index("flow main")
-    actions = ide.code_actions(found, URI, away, away, diagnostic_runs=[unknown.run_id])
+    actions = rc.code_actions(found, URI, away, away, diagnostic_runs=[unknown.run_id])
     assert {a.command.action for a in actions} == {"cancel", "recover", "show"}  # no Execute away from the agent
     assert all("NX204" in a.codes for a in actions)
 
@@ -211,9 +250,9 @@ def test_an_unknown_tool_outcome_offers_recovery_not_resume(doc: Path) -> None:
 def test_runs_disabled_offer_nothing(doc: Path) -> None:
     run = run_of(doc, "Analyst", PUBLISH)
     found = views(doc, [run])
-    assert ide.code_lenses(found, URI, enabled=False) == []
-    assert ide.code_actions(found, URI, 0, len(SOURCE), enabled=False) == []
-    assert ide.run_diagnostics(found, enabled=False) == []
+    assert rc.code_lenses(found, URI, enabled=False) == []
+    assert rc.code_actions(found, URI, 0, len(SOURCE), enabled=False) == []
+    assert rd.run_diagnostics(found, enabled=False) == []
 
 
 def test_an_agent_with_syntax_errors_cannot_be_executed_or_continued(doc: Path) -> None:
@@ -233,3 +272,33 @@ def test_lenses_show_every_open_run_and_only_the_newest_settled_one(doc: Path) -
     shown = ide.shown_runs([*settled, *interrupted])
     assert [s.run_id for s in shown if s.settled] == [settled[-1].run_id]
     assert {s.run_id for s in shown if not s.settled} == {r.run_id for r in interrupted}
+
+
+def test_run_details_name_each_tool_calls_state(doc: Path) -> None:
+    from nexa_lsp.ide.run_details import run_details
+    from nexa_lsp.runtime.control import deny
+
+    waiting = run_of(doc, "Analyst", PUBLISH)
+    unknown = waiting.evolve(status=RunStatus.RUNNING, approvals=()).with_journal(
+        JournalEntry("call_pub", "publish", "{}", "started", time.time())
+    )
+    statuses = {}
+    for name, state, live in (
+        ("waiting", waiting, False),
+        ("denied", deny(waiting, "call_pub", by="me"), False),
+        ("running here", unknown, True),
+        ("unknown", unknown, False),
+    ):
+        view = ide.run_view(state, None, "no agent", live=live)
+        (call,) = run_details(view, now=time.time())["tool_calls"]
+        statuses[name] = call["status"]
+        assert call["arguments"] == '{"x": 1}' and call["tool"] == "publish"
+    assert statuses == {
+        "waiting": "waiting_approval",
+        "denied": "denied",
+        "running here": "running",
+        "unknown": "unknown",
+    }
+    details = run_details(ide.run_view(waiting, None, "no agent"), now=time.time())
+    assert details["refused"] == [{"action": "approve", "reason": "no agent"}, {"action": "deny", "reason": "no agent"}]
+    assert details["budget"]["token_budget"] is None and details["budget"]["tokens_left"] is None

@@ -26,6 +26,7 @@ from tests.server.test_runs_support import (
     refusal,
     session,
     wait_status,
+    waiting_run,
 )
 
 PROFILES = [VSCODE, NEOVIM]
@@ -40,10 +41,11 @@ async def test_execute_progress_continue_and_restart(profile: str, tmp_path: Pat
     async with session(profile, ws.folder) as client:
         await open_workspace_document(client, ws)
         before = await offers(client, profile, ws)
-        # nothing ran yet: only Execute (Neovim's actions also carry the task the flow passes)
+        # nothing ran yet: only Execute (VS Code asks for the task; Neovim cannot ask, so its
+        # action carries the task the flow passes - never one that must fail for want of a task)
         expected = [{"uri": ws.uri, "agent": "Greeter"}]
         if profile == NEOVIM:
-            expected.append({"uri": ws.uri, "agent": "Greeter", "task": "Say hello"})
+            expected = [{"uri": ws.uri, "agent": "Greeter", "task": "Say hello"}]
         assert [(o.command, o.argument) for o in before] == [("nexa.execute", a) for a in expected]
 
         started = await command(client, "nexa.execute", uri=ws.uri, agent="Greeter", task="Say hello")
@@ -146,8 +148,7 @@ async def test_deny_tells_the_model_and_never_runs_the_tool(tmp_path: Path) -> N
     ws = make_workspace(tmp_path, [*APPROVAL_SCRIPT[:2], {"text": "Understood, not published."}])
     async with session(VSCODE, ws.folder) as client:
         await open_workspace_document(client, ws)
-        run_id = (await command(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="Analyze"))["run_id"]
-        await wait_status(client, run_id, "waiting_approval")
+        run_id = await waiting_run(client, ws)
         await command(client, "nexa.deny", run_id=run_id, call_id="call_publish")
         await wait_status(client, run_id, "completed")
         assert ws.tool_call_names() == ["lookup"]
@@ -220,8 +221,7 @@ async def test_continuing_a_waiting_run_is_refused_with_the_runtime_reason(profi
     ws = make_workspace(tmp_path, APPROVAL_SCRIPT)
     async with session(profile, ws.folder) as client:
         await open_workspace_document(client, ws)
-        run_id = (await command(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="Analyze"))["run_id"]
-        await wait_status(client, run_id, "waiting_approval")
+        run_id = await waiting_run(client, ws)
         assert "nexa.continue" not in offered_actions(await offers(client, profile, ws, "agent Analyst"), run_id)
 
         before = ws.rows()
@@ -279,8 +279,7 @@ async def test_pull_clients_are_asked_to_refresh_diagnostics(tmp_path: Path) -> 
         await open_workspace_document(client, ws)
         assert not [d for d in await diagnostics(client, ws.uri) if d.code == "NX201"]
         refreshes = client.diagnostic_refresh_count
-        run_id = (await command(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="Analyze"))["run_id"]
-        await wait_status(client, run_id, "waiting_approval")
+        run_id = await waiting_run(client, ws)
         await wait_until(lambda: client.diagnostic_refresh_count > refreshes)
         waiting = [d for d in await diagnostics(client, ws.uri) if d.code == "NX201"]
         assert len(waiting) == 1 and run_id in waiting[0].message

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
 from nexa_lsp.runtime.run_state import RunState
@@ -94,6 +94,14 @@ def publish(**arguments):
     return "published"
 
 
+def slow(**arguments):
+    import time
+
+    _record("slow", arguments)
+    time.sleep(1.0)
+    return "slow result"
+
+
 def env_echo(**arguments):
     import os
 
@@ -165,6 +173,15 @@ def clean_environment(**extra: str) -> dict[str, str]:
     return env
 
 
+def as_plain(value: Any) -> Any:
+    """A notification's params as plain JSON data (pygls hands custom params over as namedtuples)."""
+    if hasattr(value, "_asdict"):
+        return {k: as_plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [as_plain(v) for v in value]
+    return value
+
+
 def runs_client() -> LanguageClient:
     """The shared test client, also recording ``nexa/runsChanged`` and lens refreshes."""
     client = make_client()
@@ -188,6 +205,27 @@ def runs_client() -> LanguageClient:
         )
         client.runs_changed.append(data)  # type: ignore[attr-defined]
 
+    client.run_updates = []  # type: ignore[attr-defined]
+
+    @client.feature("nexa/runUpdated")
+    def run_updated(params: Any) -> None:
+        client.run_updates.append(as_plain(params))  # type: ignore[attr-defined]
+
+    client.message_requests = []  # type: ignore[attr-defined]
+    client.message_answers = []  # type: ignore[attr-defined]
+
+    @client.feature(lsp.WINDOW_SHOW_MESSAGE_REQUEST)
+    def show_message_request(params: lsp.ShowMessageRequestParams) -> lsp.MessageActionItem | None:
+        """Record the request; answer with the next queued title that it offers (else dismiss)."""
+        client.message_requests.append(params)  # type: ignore[attr-defined]
+        offered = [a.title for a in params.actions or []]
+        answers: list[str] = client.message_answers  # type: ignore[attr-defined]
+        for index, title in enumerate(answers):
+            if title in offered:
+                del answers[index]
+                return lsp.MessageActionItem(title=title)
+        return None
+
     client.protocol.fm.features.pop(lsp.WORKSPACE_CODE_LENS_REFRESH, None)  # the shared client's no-op
 
     @client.feature(lsp.WORKSPACE_CODE_LENS_REFRESH)
@@ -206,8 +244,16 @@ async def session(
     options: dict[str, Any] | None = None,
     configuration: dict[str, Any] | None = None,
     capabilities: lsp.ClientCapabilities | None = None,
+    prompts: bool | None = None,
 ) -> AsyncIterator[LanguageClient]:
-    """A client connected to a fresh ``python -m nexa_lsp`` for ``folder``."""
+    """A client connected to a fresh ``python -m nexa_lsp`` for ``folder``.
+
+    The VS Code profile stands for VS Code with the Nexa extension, which declares
+    ``experimental.nexa.runPrompts`` (it prompts for a run's task and input itself);
+    ``prompts=False`` leaves that out (another client with lenses)."""
+    if capabilities is None and (profile == VSCODE if prompts is None else prompts):
+        capabilities = client_capabilities(profile)
+        capabilities.experimental = {"nexa": {"runPrompts": True}}
     config = ClientServerConfig(
         server_command=SERVER_COMMAND, client_factory=runs_client, server_env=env or clean_environment()
     )
@@ -286,6 +332,13 @@ async def wait_status(client: LanguageClient, run_id: str, *statuses: str) -> di
 
     found: dict[str, Any] = await wait_until(reached)
     return found
+
+
+async def waiting_run(client: LanguageClient, ws: Workspace) -> str:
+    """Execute ``Analyst`` (its script asks for ``publish``) and wait until it waits for approval."""
+    run_id = str((await command(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="Analyze"))["run_id"])
+    await wait_status(client, run_id, "waiting_approval")
+    return run_id
 
 
 async def lenses(client: LanguageClient, ws: Workspace) -> list[lsp.CodeLens]:

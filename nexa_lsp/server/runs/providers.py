@@ -1,0 +1,87 @@
+"""Which provider an editor's run uses, and the keys it must never write anywhere.
+
+Provider keys come from the environment, the ``.nxs`` files, or the client setting
+``nexa.runs.providerSettings`` (initialization options, or ``workspace/configuration`` for
+the run's folder); they go to the provider only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nexa_lsp.runtime.run_state import RunConfig
+from nexa_lsp.runtime.settings import Settings
+from nexa_lsp.server.documents import uri_of_path
+from nexa_lsp.server.runs import protocol
+from nexa_lsp.server.runs.redaction import secrets_of
+
+if TYPE_CHECKING:
+    from nexa_lsp.runtime.agent import NexaAgent
+    from nexa_lsp.runtime.providers.base import Provider
+    from nexa_lsp.server.app import NexaLanguageServer
+
+
+@dataclass(frozen=True)
+class ProviderChoice:
+    """The ``provider=`` argument of a run and the secrets (keys) it must never write."""
+
+    argument: str | Provider | None
+    secrets: frozenset[str]
+
+
+def _runs_sections(options: object) -> list[Mapping[str, Any]]:
+    """The ``runs`` sections of initialization options in any accepted shape."""
+    if not isinstance(options, Mapping):
+        return []
+    found: list[Mapping[str, Any]] = []
+    for holder in (options, options.get("nexa")):
+        if isinstance(holder, Mapping) and isinstance(holder.get("runs"), Mapping):
+            found.append(holder["runs"])
+    if isinstance(options.get("runs.providerSettings"), Mapping):
+        found.append({"providerSettings": options["runs.providerSettings"]})
+    return found
+
+
+def _string_map(value: object) -> dict[str, str]:
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(k): str(v) for k, v in value.items() if isinstance(k, str) and v is not None}
+
+
+async def client_provider_settings(server: NexaLanguageServer, folder: Path) -> dict[str, str]:
+    """``nexa.runs.providerSettings`` of the client for ``folder`` (KEY -> value; never logged)."""
+    found: dict[str, str] = {}
+    for candidate in _runs_sections(server.initialization_options):
+        found.update(_string_map(candidate.get("providerSettings")))
+    if server.client_supports("workspace.configuration"):
+        try:
+            answer = await server.workspace_configuration_async(protocol.runs_configuration(uri_of_path(folder)))
+        except Exception:
+            answer = None
+        if answer:
+            value = answer[0]
+            if isinstance(value, Mapping):
+                found.update(_string_map(value.get("providerSettings")))
+    return found
+
+
+def provider_choice(agent: NexaAgent, name: str | None, config: RunConfig, extra: Mapping[str, str]) -> ProviderChoice:
+    """What to pass as ``provider=``: the setting's name, or - when the client gave provider
+    settings (keys) - that provider built with them (same name, so fingerprints match);
+    and the secrets the run must never write anywhere (its API key)."""
+    working = Path(config.working_directory or os.getcwd())
+    extra_dirs = [Path(agent.source).parent] if agent.source else []
+    settings = Settings.load(working, config.config_name, extra_dirs, environ={**os.environ, **extra})
+    resolved = config.provider or "scripted"
+    secrets = secrets_of(extra, [settings.provider(resolved).api_key])
+    if not extra:
+        return ProviderChoice(name, secrets)
+    # imported when a run starts: the providers load httpx, which start-up does not need (issue 12)
+    from nexa_lsp.runtime.providers import provider_from_settings
+
+    built = provider_from_settings(resolved, settings, working, config.max_retries)
+    return ProviderChoice(built, secrets)
