@@ -13,7 +13,7 @@ let server: ServerManager | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME);
-  server = new ServerManager(output);
+  server = new ServerManager(output, context.extensionPath);
   const runs = new RunsView(server);
   const status = new VersionStatusBar();
   context.subscriptions.push(output, server, runs, status);
@@ -28,7 +28,7 @@ export function activate(context: vscode.ExtensionContext): void {
     srv.onDidStop(() => runs.scheduleRefresh(0)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (RESTART_KEYS.some((key) => e.affectsConfiguration(key))) {
-        output.appendLine("[client] nexa.server.pythonPath changed: restarting the server");
+        output.appendLine("[client] nexa.server settings changed: restarting the server");
         void srv.restart();
       } else if (e.affectsConfiguration("nexa")) {
         srv.pushConfiguration();

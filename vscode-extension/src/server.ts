@@ -4,6 +4,7 @@
  */
 
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
@@ -19,13 +20,17 @@ import type { CommandRequest } from "./logic/commandArgs";
 import { changesRuns } from "./logic/commandArgs";
 import { CLIENT_ID, LANGUAGE_ID, OUTPUT_CHANNEL_NAME, PIP_PACKAGE, PYTHON_MODULE, RUNS_CHANGED_NOTIFICATION } from "./logic/constants";
 import {
+  candidateInterpreters,
   classifyModuleCheck,
   describeInterpreter,
+  findInterpreter,
   formatCommandLine,
+  importStrategy,
   installCommandLine,
   moduleCheckCommandLine,
-  resolveInterpreter,
+  noPythonMessage,
   serverCommandLine,
+  type BundledServer,
   type Interpreter,
 } from "./logic/interpreter";
 import { runProcess } from "./logic/process";
@@ -36,7 +41,7 @@ import {
   readServerSettings,
   type NexaServerSettings,
 } from "./logic/settings";
-import { loadPythonExtension } from "./pythonExtension";
+import { activePythonCommand } from "./pythonExtension";
 
 export interface RunsChangedParams {
   run_id?: string;
@@ -72,11 +77,11 @@ function activeNexaUri(): vscode.Uri | undefined {
   return doc?.languageId === LANGUAGE_ID ? doc.uri : undefined;
 }
 
-/** `nexa.server.pythonPath`; in an untrusted workspace only the user value counts. */
-function configuredPythonPath(resource: vscode.Uri | undefined): string | undefined {
+/** A `nexa.server.*` setting; in an untrusted workspace only the user value counts. */
+function serverSetting(key: "pythonPath" | "importStrategy", resource: vscode.Uri | undefined): string | undefined {
   const config = vscode.workspace.getConfiguration("nexa", resource);
-  if (vscode.workspace.isTrusted) return config.get<string>("server.pythonPath");
-  return config.inspect<string>("server.pythonPath")?.globalValue;
+  if (vscode.workspace.isTrusted) return config.get<string>(`server.${key}`);
+  return config.inspect<string>(`server.${key}`)?.globalValue;
 }
 
 export class ServerManager implements vscode.Disposable {
@@ -95,7 +100,11 @@ export class ServerManager implements vscode.Disposable {
   readonly onDidStart = this.started.event;
   readonly onDidStop = this.stopped.event;
 
-  constructor(readonly output: vscode.OutputChannel) {
+  /** @param extensionPath where the extension is installed (its bundled/ folder). */
+  constructor(
+    readonly output: vscode.OutputChannel,
+    private readonly extensionPath: string,
+  ) {
     this.watcher = vscode.workspace.createFileSystemWatcher("**/*.{nx,nxlib}");
     this.disposables.push(this.runsChanged, this.started, this.stopped, this.watcher);
   }
@@ -143,25 +152,41 @@ export class ServerManager implements vscode.Disposable {
     const folder = workspaceFolderFor(resource);
     // The server runs in the workspace folder when it is a local directory.
     const cwd = folder !== undefined && folder.uri.scheme === "file" && existsSync(folder.uri.fsPath) ? folder.uri.fsPath : undefined;
-    const interpreter = await resolveInterpreter({
-      configured: configuredPythonPath(resource ?? folder?.uri),
-      pythonExtension: loadPythonExtension,
-      resource: resource ?? folder?.uri,
+    const target = resource ?? folder?.uri;
+    const strategy = importStrategy(serverSetting("importStrategy", target));
+    const candidates = await candidateInterpreters({
+      configured: serverSetting("pythonPath", target),
+      pythonExtension: () => activePythonCommand(target),
       pathContext: { workspaceFolder: folder?.uri.fsPath, home: process.env["HOME"] ?? process.env["USERPROFILE"], env: process.env },
     });
-    this.interpreter = interpreter;
-    this.log(`Python: ${describeInterpreter(interpreter)}`);
-
-    const check = classifyModuleCheck(
-      await runProcess(moduleCheckCommandLine(interpreter), cwd !== undefined ? { cwd } : {}),
-    );
-    if (check.status !== "ok") {
-      this.log(`cannot start the server: ${check.status}: ${check.detail}`);
-      void this.reportStartProblem(interpreter, check.status, check.detail);
+    const choice = await findInterpreter(candidates, (line) => runProcess(line, cwd !== undefined ? { cwd } : {}));
+    for (const t of choice.tried) this.log(`Python: ${describeInterpreter(t.interpreter)}: ${t.version ?? ""}${t.problem !== undefined ? ` ${t.problem}` : ""}`.trimEnd());
+    const interpreter = choice.chosen;
+    if (interpreter === undefined) {
+      this.interpreter = candidates[0];
+      void this.reportNoPython(noPythonMessage(choice.tried));
       return;
     }
+    this.interpreter = interpreter;
 
-    const line = serverCommandLine(interpreter);
+    let bundled: BundledServer | undefined;
+    if (strategy === "useBundled") {
+      bundled = this.bundledServer();
+      if (bundled === undefined) {
+        this.log(`no bundled server in ${this.extensionPath}/bundled/libs`);
+        void this.reportNoBundle();
+        return;
+      }
+    } else {
+      const check = classifyModuleCheck(await runProcess(moduleCheckCommandLine(interpreter), cwd !== undefined ? { cwd } : {}));
+      if (check.status !== "ok") {
+        this.log(`cannot start the server: ${check.status}: ${check.detail}`);
+        void this.reportStartProblem(interpreter, check.status, check.detail);
+        return;
+      }
+    }
+
+    const line = serverCommandLine(interpreter, bundled);
     this.log(`starting: ${formatCommandLine(line)}`);
     const serverOptions: ServerOptions = {
       command: line.command,
@@ -250,6 +275,30 @@ export class ServerManager implements vscode.Disposable {
       synchronize: { fileEvents: this.watcher },
       middleware,
     };
+  }
+
+  /** The server shipped in the .vsix, when this build has one. */
+  private bundledServer(): BundledServer | undefined {
+    const launcher = join(this.extensionPath, "bundled", "tool", "launch_server.py");
+    const libs = join(this.extensionPath, "bundled", "libs", PYTHON_MODULE);
+    return existsSync(launcher) && existsSync(libs) ? { launcher } : undefined;
+  }
+
+  private async reportNoPython(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, "Open Settings", "Show Output");
+    if (choice === "Open Settings") void openSetting("nexa.server.pythonPath");
+    else if (choice === "Show Output") this.output.show(true);
+  }
+
+  private async reportNoBundle(): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(
+      "Nexa: this build of the extension carries no bundled language server (bundled/libs). " +
+        "Build it with `npm run bundle:server`, or set nexa.server.importStrategy to fromEnvironment and install nexa-lsp.",
+      "Open Settings",
+      "Show Output",
+    );
+    if (choice === "Open Settings") void openSetting("nexa.server.importStrategy");
+    else if (choice === "Show Output") this.output.show(true);
   }
 
   private async reportStartProblem(interpreter: Interpreter, status: string, detail: string): Promise<void> {

@@ -146,4 +146,4 @@ export function overlayServerSettings(section: string | undefined, value: unknow
 }
 
 /** Keys whose change needs a server restart rather than a configuration push. */
-export const RESTART_KEYS: readonly string[] = ["nexa.server.pythonPath"];
+export const RESTART_KEYS: readonly string[] = ["nexa.server.pythonPath", "nexa.server.importStrategy"];

@@ -1,14 +1,17 @@
 /**
- * The extension in a real VS Code (code-server + Chromium): a corpus file
- * opened in a workspace copy is coloured, in language mode "Nexa", its
- * diagnostics are listed in the Problems panel exactly as `nexa-lsp check`
- * reports them, hover and completion after `Agent.` answer.
+ * The extension in a real VS Code (code-server + Chromium), installed from
+ * the .vsix alone into a clean profile: no setting, and a PATH whose python3
+ * has no nexa_lsp (checked first), so the server that answers is the one
+ * bundled in the .vsix. A corpus file opened in a workspace copy is coloured,
+ * in language mode "Nexa", its diagnostics are listed in the Problems panel
+ * exactly as `nexa-lsp check` reports them, hover and completion after
+ * `Agent.` answer.
  *
  *   NEXA_CODE_SERVER=... NEXA_E2E_VSIX=... NEXA_LSP_PYTHON=... npm run test:e2e
  */
 
 import { strict as assert } from "node:assert";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -43,9 +46,24 @@ function checkProblems(python: string, path: string): ProblemRow[] {
     }));
 }
 
+/** PATH for the clean profile: the system's directories only (no venv, no pyenv shims). */
+const CLEAN_PATH = process.env["NEXA_E2E_CLEAN_PATH"] ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** The python3 on the clean PATH must be 3.11+ and must not have nexa_lsp installed. */
+function assertCleanPython(): string {
+  const env = { PATH: CLEAN_PATH, HOME: process.env["HOME"] ?? "/tmp" };
+  const version = spawnSync("python3", ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"], { env, encoding: "utf8" });
+  assert.equal(version.status, 0, `python3 on ${CLEAN_PATH}: ${version.stderr}`);
+  const [major, minor] = version.stdout.trim().split(".").map(Number);
+  assert.ok((major ?? 0) === 3 && (minor ?? 0) >= 11, `python3 on the clean PATH is ${version.stdout.trim()}`);
+  const imported = spawnSync("python3", ["-c", "import nexa_lsp"], { env, encoding: "utf8" });
+  assert.notEqual(imported.status, 0, "nexa_lsp must not be importable by the clean profile's python3");
+  return version.stdout.trim();
+}
+
 const byPosition = (a: ProblemRow, b: ProblemRow): number => a.line - b.line || a.character - b.character || a.message.localeCompare(b.message);
 
-describe("Nexa in a real VS Code: editing a corpus file", () => {
+describe("Nexa in a real VS Code: only the .vsix installed, editing a corpus file", () => {
   const python = requiredEnv("NEXA_LSP_PYTHON");
   const shots = new Screenshots("editing");
   const server = new CodeServer("editing");
@@ -54,8 +72,9 @@ describe("Nexa in a real VS Code: editing a corpus file", () => {
   let bench: Workbench;
 
   before(async () => {
+    console.log(`clean profile: PATH=${CLEAN_PATH}, python3 ${assertCleanPython()} without nexa_lsp`);
     copyFileSync(CORPUS_FILE, join(server.workspace, FILE));
-    const profile = { settings: { "nexa.server.pythonPath": python } };
+    const profile = { settings: {}, env: { PATH: CLEAN_PATH } };
     await server.installExtension(requiredEnv("NEXA_E2E_VSIX"), profile);
     await server.start(profile);
     const browser = await chromium.launch();
@@ -69,9 +88,20 @@ describe("Nexa in a real VS Code: editing a corpus file", () => {
     const left = [...(await chromium.stop()), ...(await server.stop())];
     console.log(`screenshots (${shots.paths.length}) in ${shots.dir}`);
     const stray = survivors();
+    const log = server.extensionHostLog();
+    if (!/bundled\/tool\/launch_server\.py/.test(log)) console.log(`extension logs:\n${log}`);
     server.dispose();
     assert.deepEqual(describePids(left), [], "processes still running after the stop");
     assert.deepEqual(describePids(stray), [], "stray processes after the suite");
+  });
+
+  it("starts the bundled server with the python3 on PATH", async () => {
+    await bench.openFile(FILE);
+    const log = await poll("the server start in the Nexa output", async () => {
+      const text = server.extensionHostLog();
+      return /starting: .*bundled\/tool\/launch_server\.py/.test(text) ? text : undefined;
+    }, 60_000);
+    assert.match(log, /starting: python3 \S*bundled\/tool\/launch_server\.py/);
   });
 
   it("opens the file coloured, in language mode Nexa", async () => {

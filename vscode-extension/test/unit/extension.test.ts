@@ -7,7 +7,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -48,8 +48,13 @@ const SOURCE = [
   "",
 ].join("\n");
 
+interface TestContext {
+  subscriptions: { dispose(): unknown }[];
+  extensionPath: string;
+}
+
 interface ExtensionModule {
-  activate(context: { subscriptions: { dispose(): unknown }[] }): void;
+  activate(context: TestContext): void;
   deactivate(): Promise<void>;
 }
 
@@ -70,7 +75,7 @@ describe("extension activation against a fake server", { skip: process.platform 
   const { module: vscode, state } = createVscodeStub();
   let restore: () => void = () => undefined;
   let ext: ExtensionModule;
-  let context: { subscriptions: { dispose(): unknown }[] } = { subscriptions: [] };
+  let context: TestContext = { subscriptions: [], extensionPath: ROOT };
   const doc = new StubDocument(Uri.file("/workspace/app.nx"), "nexa", SOURCE);
   const docUri = doc.uri.toString();
 
@@ -95,6 +100,9 @@ describe("extension activation against a fake server", { skip: process.platform 
     state.workspaceFolder = dir;
     state.settings.set("nexa.server.pythonPath", wrapper);
     state.settings.set("user:nexa.server.pythonPath", wrapper);
+    // This suite checks the `-m nexa_lsp` start; the bundled one is checked below.
+    state.settings.set("nexa.server.importStrategy", "fromEnvironment");
+    state.settings.set("user:nexa.server.importStrategy", "fromEnvironment");
     state.documents.push(doc);
     state.activeEditor = { document: doc, selection: new Selection(6, 0, 6, 0) };
     restore = installVscodeStub(vscode);
@@ -253,7 +261,7 @@ describe("extension activation against a fake server", { skip: process.platform 
   it("in an untrusted workspace runs are off everywhere and run commands refuse", async () => {
     await ext.deactivate();
     for (const d of context.subscriptions) d.dispose();
-    context = { subscriptions: [] };
+    context = { subscriptions: [], extensionPath: ROOT };
     await waitFor("the first server to exit", () => log().some((e) => e.event === "exit"));
     rmSync(logFile, { force: true });
 
@@ -281,14 +289,18 @@ describe("extension activation without the server package", { skip: process.plat
   it("offers to install nexa-lsp with <python> -m pip install nexa-lsp", async () => {
     const dir = mkdtempSync(join(tmpdir(), "nexa-ext-missing-"));
     const wrapper = join(dir, "python");
-    // A "python" whose `import nexa_lsp` fails like a real missing module.
-    writeFileSync(wrapper, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'nexa_lsp'\" >&2\nexit 1\n");
+    // A Python 3.12 whose `import nexa_lsp` fails like a real missing module.
+    writeFileSync(
+      wrapper,
+      "#!/bin/sh\ncase \"$2\" in *version_info*) echo 3.12.0; exit 0;; esac\necho \"ModuleNotFoundError: No module named 'nexa_lsp'\" >&2\nexit 1\n",
+    );
     chmodSync(wrapper, 0o755);
     const { module: vscode, state } = createVscodeStub();
     state.settings.set("nexa.server.pythonPath", wrapper);
+    state.settings.set("nexa.server.importStrategy", "fromEnvironment");
     state.messageAnswer = (_text, items) => items.find((i) => i === "Install nexa-lsp");
     const restore = installVscodeStub(vscode);
-    const context = { subscriptions: [] as { dispose(): unknown }[] };
+    const context: TestContext = { subscriptions: [], extensionPath: ROOT };
     const ext = loadExtension();
     try {
       ext.activate(context);
@@ -305,5 +317,77 @@ describe("extension activation without the server package", { skip: process.plat
       restore();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** Activates the extension with one settings map and returns what it showed; deactivates after `check`. */
+async function activateWith(
+  settings: Record<string, unknown>,
+  extensionPath: string,
+  check: (state: StubState) => Promise<void>,
+): Promise<void> {
+  const { module: vscode, state } = createVscodeStub();
+  for (const [k, v] of Object.entries(settings)) state.settings.set(k, v);
+  const restore = installVscodeStub(vscode);
+  const context: TestContext = { subscriptions: [], extensionPath };
+  const ext = loadExtension();
+  try {
+    ext.activate(context);
+    await check(state);
+  } finally {
+    await ext.deactivate();
+    for (const d of context.subscriptions) d.dispose();
+    restore();
+  }
+}
+
+describe("the bundled server (nexa.server.importStrategy = useBundled, the default)", { skip: process.platform === "win32" && "needs a POSIX shell wrapper" }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "nexa-ext-bundled-"));
+  const wrapper = join(dir, "python");
+  const extensionPath = join(dir, "extension");
+  const logFile = join(dir, "server.log");
+  before(() => {
+    writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_SERVER}" "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    mkdirSync(join(extensionPath, "bundled", "tool"), { recursive: true });
+    mkdirSync(join(extensionPath, "bundled", "libs", "nexa_lsp"), { recursive: true });
+    writeFileSync(join(extensionPath, "bundled", "tool", "launch_server.py"), "# stand-in\n");
+    process.env["FAKE_NEXA_LOG"] = logFile;
+  });
+  after(() => {
+    delete process.env["FAKE_NEXA_LOG"];
+    delete process.env["FAKE_PYTHON_VERSION"];
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("starts <python> <extension>/bundled/tool/launch_server.py, with no module check", async () => {
+    await activateWith({ "nexa.server.pythonPath": wrapper }, extensionPath, async (state) => {
+      const lines = (): LogEntry[] =>
+        existsSync(logFile) ? readFileSync(logFile, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as LogEntry) : [];
+      const argv = await waitFor("the server start", () => lines().find((e) => e.event === "argv") as unknown as { args: string[] } | undefined);
+      assert.deepEqual(argv.args, [join(extensionPath, "bundled", "tool", "launch_server.py")]);
+      await waitFor("initialize", () => lines().find((e) => e.event === "initialize"));
+      assert.equal(state.messages.filter((m) => m.level === "error").length, 0);
+    });
+  });
+
+  it("without a Python 3.11+, one error says what to install", async () => {
+    process.env["FAKE_PYTHON_VERSION"] = "3.9.7";
+    await activateWith({ "nexa.server.pythonPath": wrapper }, extensionPath, async (state) => {
+      const msg = await waitFor("the error", () => state.messages.find((m) => m.level === "error"));
+      assert.match(msg.text, /needs Python 3\.11 or newer/);
+      assert.match(msg.text, /Python 3\.9\.7 is older than 3\.11/);
+      assert.match(msg.text, /Install Python 3\.11\+/);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(state.messages.filter((m) => m.level === "error").length, 1, "one message");
+    });
+    delete process.env["FAKE_PYTHON_VERSION"];
+  });
+
+  it("a build without bundled/libs says so instead of failing later", async () => {
+    await activateWith({ "nexa.server.pythonPath": wrapper }, join(dir, "no-such-extension"), async (state) => {
+      const msg = await waitFor("the error", () => state.messages.find((m) => m.level === "error"));
+      assert.match(msg.text, /no bundled language server/);
+    });
   });
 });
