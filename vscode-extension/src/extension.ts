@@ -6,17 +6,19 @@ import { CONTEXT_KEYS, OUTPUT_CHANNEL_NAME } from "./logic/constants";
 import { RESTART_KEYS } from "./logic/settings";
 import { onDidChangePythonInterpreter } from "./pythonExtension";
 import { RunsView } from "./runsView";
+import { SafeOutputChannel } from "./output";
 import { ServerManager } from "./server";
 import { VersionStatusBar } from "./statusBar";
 
 let server: ServerManager | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
-  const output = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME);
+  const output = new SafeOutputChannel(vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME));
   server = new ServerManager(output, context.extensionPath);
   const runs = new RunsView(server);
-  const status = new VersionStatusBar();
-  context.subscriptions.push(output, server, runs, status);
+  const status = new VersionStatusBar(server);
+  // Disposed in this order: the views and the server first, the channel last.
+  context.subscriptions.push(status, runs, server, output);
   void vscode.commands.executeCommand("setContext", CONTEXT_KEYS.extensionActive, true);
 
   new Commands(server, runs, status).register(context);
@@ -31,7 +33,7 @@ export function activate(context: vscode.ExtensionContext): void {
         output.appendLine("[client] nexa.server settings changed: restarting the server");
         void srv.restart();
       } else if (e.affectsConfiguration("nexa")) {
-        srv.pushConfiguration();
+        srv.notifyConfigurationChanged();
         runs.scheduleRefresh();
       }
     }),

@@ -17,7 +17,7 @@ import {
   type ServerOptions,
 } from "vscode-languageclient/node";
 import type { CommandRequest } from "./logic/commandArgs";
-import { changesRuns } from "./logic/commandArgs";
+import { DOCUMENT_INFO_REQUEST, parseDocumentInfo, type DocumentInfo } from "./logic/documentInfo";
 import { CLIENT_ID, LANGUAGE_ID, OUTPUT_CHANNEL_NAME, PIP_PACKAGE, PYTHON_MODULE, RUNS_CHANGED_NOTIFICATION } from "./logic/constants";
 import {
   candidateInterpreters,
@@ -34,13 +34,7 @@ import {
   type Interpreter,
 } from "./logic/interpreter";
 import { runProcess } from "./logic/process";
-import {
-  enforceTrustOnConfiguration,
-  initializationOptions,
-  overlayServerSettings,
-  readServerSettings,
-  type NexaServerSettings,
-} from "./logic/settings";
+import { enforceTrustOnConfiguration, initializationOptions, type NexaSection } from "./logic/settings";
 import { activePythonCommand } from "./pythonExtension";
 
 export interface RunsChangedParams {
@@ -58,10 +52,14 @@ export class ServerNotRunningError extends Error {
   }
 }
 
-/** Current `nexa` settings for the server, with workspace trust applied. */
-export function currentServerSettings(resource?: vscode.Uri): NexaServerSettings {
-  const config = vscode.workspace.getConfiguration("nexa", resource);
-  return readServerSettings((key) => config.get(key), vscode.workspace.isTrusted);
+/** Section `nexa` as plain nested data, as VS Code answers `workspace/configuration`. */
+export function nexaSection(resource?: vscode.Uri): NexaSection {
+  return JSON.parse(JSON.stringify(vscode.workspace.getConfiguration("nexa", resource))) as NexaSection;
+}
+
+/** Whether runs are allowed for a resource (trust and nexa.runs.enabled). */
+export function runsEnabled(resource?: vscode.Uri): boolean {
+  return vscode.workspace.isTrusted && vscode.workspace.getConfiguration("nexa", resource).get("runs.enabled") !== false;
 }
 
 function workspaceFolderFor(resource: vscode.Uri | undefined): vscode.WorkspaceFolder | undefined {
@@ -93,9 +91,11 @@ export class ServerManager implements vscode.Disposable {
   private readonly started = new vscode.EventEmitter<void>();
   private readonly stopped = new vscode.EventEmitter<void>();
   private interceptor: ServerCommandInterceptor | undefined;
+  /** Error codes of nexa/documentInfo already logged (once each). */
+  private readonly documentInfoFailures = new Set<number | undefined>();
   private readonly watcher: vscode.FileSystemWatcher;
 
-  /** The server reported a run change, or a command that changes runs finished. */
+  /** The server reported a run change (`nexa/runsChanged`). */
   readonly onRunsChanged = this.runsChanged.event;
   readonly onDidStart = this.started.event;
   readonly onDidStop = this.stopped.event;
@@ -240,17 +240,11 @@ export class ServerManager implements vscode.Disposable {
   private clientOptions(): LanguageClientOptions {
     const middleware: Middleware = {
       workspace: {
+        // The one place settings are changed on their way to the server: workspace trust.
         configuration: async (params, token, next) => {
           const result = await next(params, token);
           if (result instanceof ResponseError) return result;
-          const normalised = params.items.map((item, i) =>
-            overlayServerSettings(
-              item.section,
-              result[i],
-              currentServerSettings(item.scopeUri !== undefined ? vscode.Uri.parse(item.scopeUri) : activeNexaUri()),
-            ),
-          );
-          return enforceTrustOnConfiguration(params.items, normalised, vscode.workspace.isTrusted) as typeof result;
+          return enforceTrustOnConfiguration(params.items, result, vscode.workspace.isTrusted) as typeof result;
         },
       },
       executeCommand: async (command, args, next) => {
@@ -259,9 +253,7 @@ export class ServerManager implements vscode.Disposable {
           finalArgs = await this.interceptor(command, args);
           if (finalArgs === undefined) return undefined;
         }
-        const result: unknown = await next(command, finalArgs);
-        if (changesRuns(command)) this.runsChanged.fire(undefined);
-        return result;
+        return next(command, finalArgs);
       },
     };
     return {
@@ -271,7 +263,7 @@ export class ServerManager implements vscode.Disposable {
       ],
       outputChannel: this.output,
       traceOutputChannel: this.output,
-      initializationOptions: () => initializationOptions(currentServerSettings(activeNexaUri())),
+      initializationOptions: () => initializationOptions(nexaSection(activeNexaUri()), vscode.workspace.isTrusted),
       synchronize: { fileEvents: this.watcher },
       middleware,
     };
@@ -354,21 +346,34 @@ export class ServerManager implements vscode.Disposable {
   async executeCommand(request: CommandRequest): Promise<unknown> {
     const client = this.client;
     if (client === undefined || client.state !== State.Running) throw new ServerNotRunningError();
-    const result: unknown = await client.sendRequest(ExecuteCommandRequest.type, {
+    return client.sendRequest(ExecuteCommandRequest.type, {
       command: request.command,
       arguments: request.arguments,
     });
-    if (changesRuns(request.command)) this.runsChanged.fire(undefined);
-    return result;
   }
 
-  /** Pushes the `nexa` settings after a change (or a trust grant). */
-  pushConfiguration(): void {
+  /** `nexa/documentInfo` for an open document; undefined when the server is not running or cannot answer. */
+  async documentInfo(uri: string): Promise<DocumentInfo | undefined> {
+    const client = this.client;
+    if (client === undefined || client.state !== State.Running) return undefined;
+    try {
+      return parseDocumentInfo(await client.sendRequest(DOCUMENT_INFO_REQUEST, { textDocument: { uri } }));
+    } catch (err) {
+      const code = err instanceof ResponseError ? err.code : undefined;
+      if (!this.documentInfoFailures.has(code)) {
+        this.documentInfoFailures.add(code);
+        this.log(`${DOCUMENT_INFO_REQUEST}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      return undefined;
+    }
+  }
+
+  /** Tells the server the settings changed; it pulls them with workspace/configuration (no body). */
+  notifyConfigurationChanged(): void {
     const client = this.client;
     if (client === undefined || client.state !== State.Running) return;
-    const settings = currentServerSettings(activeNexaUri());
     void client
-      .sendNotification(DidChangeConfigurationNotification.type, { settings: { nexa: settings } })
+      .sendNotification(DidChangeConfigurationNotification.type, { settings: null })
       .catch((err: unknown) => this.log(`didChangeConfiguration: ${String(err)}`));
   }
 

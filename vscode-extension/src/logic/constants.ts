@@ -52,5 +52,6 @@ export const RUNS_CHANGED_NOTIFICATION = "nexa/runsChanged";
 /** Context keys set by the extension (used in `when` clauses of package.json). */
 export const CONTEXT_KEYS = {
   extensionActive: "nexa.extensionActive",
-  activeFileIsV24: "nexa.activeFileIsV24",
+  /** The server says the active file's migration to Nexa 3.0 is ready (safe automatic fixes). */
+  activeFileCanMigrate: "nexa.activeFileCanMigrate",
 } as const;

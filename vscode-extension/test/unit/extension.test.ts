@@ -23,7 +23,7 @@ interface LogEntry {
   arguments?: Record<string, unknown>[];
   initializationOptions?: { runs?: { enabled?: boolean } };
   answer?: { runs?: { enabled?: boolean } }[];
-  settings?: { nexa?: { runs?: { enabled?: boolean } } };
+  settings?: { nexa?: { runs?: { enabled?: boolean } } } | null;
 }
 
 async function waitFor<T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
@@ -34,6 +34,11 @@ async function waitFor<T>(what: string, probe: () => T | undefined | false, time
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** Tells the listeners (the language client among them) that the document changed. */
+function edited(stub: StubState, document: StubDocument): void {
+  stub.emitters.changeText.fire({ document, contentChanges: [{ text: document.getText() }] });
 }
 
 const SOURCE = [
@@ -119,21 +124,19 @@ describe("extension activation against a fake server", { skip: process.platform 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("starts the server as <python> -m nexa_lsp with the settings as initializationOptions", () => {
+  it("starts the server as <python> -m nexa_lsp with section nexa as initializationOptions", () => {
     const argv = log().find((e) => e.event === "argv") as unknown as { args: string[] };
     assert.deepEqual(argv.args, ["-m", "nexa_lsp"]);
-    const init = log().find((e) => e.event === "initialize");
-    assert.deepEqual(init?.initializationOptions, {
-      runs: { enabled: true, store: ".nexa/runs.sqlite3", provider: "" },
-      diagnostics: { migrationHints: true, debounceMs: 150 },
-    });
+    const init = log().find((e) => e.event === "initialize")?.initializationOptions as Record<string, unknown> | undefined;
+    assert.deepEqual(init?.["runs"], { enabled: true, store: ".nexa/runs.sqlite3", provider: "", providerSettings: {} });
+    assert.deepEqual(init?.["diagnostics"], { migrationHints: true, debounceMs: 150 });
     assert.ok(log().some((e) => e.event === "didOpen"), "the open Nexa document is sent");
   });
 
-  it("answers workspace/configuration for section nexa with the normalised settings", async () => {
+  it("answers workspace/configuration for section nexa with VS Code's own answer", async () => {
     const conf = await waitFor("the configuration answer", () => log().find((e) => e.event === "configuration"));
     const answer = conf.answer?.[0] as Record<string, unknown>;
-    assert.deepEqual(answer["runs"], { enabled: true, store: ".nexa/runs.sqlite3", provider: "" });
+    assert.deepEqual(answer["runs"], { enabled: true, store: ".nexa/runs.sqlite3", provider: "", providerSettings: {} });
     assert.deepEqual(answer["diagnostics"], { migrationHints: true, debounceMs: 150 });
   });
 
@@ -143,19 +146,46 @@ describe("extension activation against a fake server", { skip: process.platform 
     assert.equal(state.context.get("nexa.extensionActive"), true);
   });
 
-  it("shows the 2.4 path in the status bar and updates it on edits", async () => {
+  it("shows what nexa/documentInfo says in the status bar and updates it on edits", async () => {
+    const item = await waitFor("the version item", () => state.statusItems.find((i) => i.command === CLIENT_COMMANDS.versionStatusClicked && i.visible));
+    await waitFor("the 2.4 path", () => item.text === "Nexa 2.4 (compatibility)");
+    assert.ok(log().some((e) => e.event === "documentInfo" && (e as { uri?: string }).uri === docUri), "the server was asked");
+    await waitFor("the migrate context key", () => state.context.get("nexa.activeFileCanMigrate") === true);
+    doc.setText(`nexa 3.0;\n${SOURCE}`);
+    edited(state, doc);
+    await waitFor("the 3.0 path", () => item.text === "Nexa 3.0");
+    assert.equal(state.context.get("nexa.activeFileCanMigrate"), false);
+    doc.setText(SOURCE);
+    edited(state, doc);
+    await waitFor("the 2.4 path again", () => item.text === "Nexa 2.4 (compatibility)");
+  });
+
+  it("a blocked file says it is blocked and why; clicking goes to a blocker, never offers to migrate", async () => {
     const item = state.statusItems.find((i) => i.command === CLIENT_COMMANDS.versionStatusClicked);
     assert.ok(item);
-    assert.equal(item.text, "Nexa 2.4 (compatibility)");
-    assert.equal(item.visible, true);
-    assert.equal(state.context.get("nexa.activeFileIsV24"), true);
-    doc.setText(`nexa 3.0;\n${SOURCE}`);
-    state.emitters.changeText.fire({ document: doc, contentChanges: [] });
-    assert.equal(item.text, "Nexa 3.0");
-    assert.equal(state.context.get("nexa.activeFileIsV24"), false);
+    doc.setText(`${SOURCE}// BLOCKED\n`);
+    edited(state, doc);
+    await waitFor("the blocked status", () => item.text === "Nexa 2.4 (migration blocked)");
+    const tooltip = (item.tooltip as { value?: string }).value ?? "";
+    assert.match(tooltip, /NXM002 at 5:3: history shared between runs/);
+    assert.equal(state.context.get("nexa.activeFileCanMigrate"), false);
+    const migrations = commandsSent("nexa.migrateFile").length;
+    const offered: string[][] = [];
+    state.messageAnswer = (_text, items) => {
+      offered.push(items);
+      return undefined;
+    };
+    state.quickPickAnswers.push("NXM002");
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.versionStatusClicked);
+    state.messageAnswer = () => undefined;
+    const shown = state.shownDocuments.at(-1) as { uri: string; options: { selection?: { start: { line: number } } } } | undefined;
+    assert.equal(shown?.uri, docUri);
+    assert.equal(shown?.options.selection?.start.line, 4);
+    assert.deepEqual(offered, [], "no migration offered");
+    assert.equal(commandsSent("nexa.migrateFile").length, migrations);
     doc.setText(SOURCE);
-    state.emitters.changeText.fire({ document: doc, contentChanges: [] });
-    assert.equal(item.text, "Nexa 2.4 (compatibility)");
+    edited(state, doc);
+    await waitFor("the 2.4 path again", () => item.text === "Nexa 2.4 (compatibility)");
   });
 
   it("Execute Agent picks an agent, asks for the task and sends nexa.execute", async () => {
@@ -165,6 +195,28 @@ describe("extension activation against a fake server", { skip: process.platform 
     const sent = await waitFor("nexa.execute", () => commandsSent("nexa.execute")[0]);
     assert.deepEqual(sent.arguments, [{ uri: docUri, agent: "Writer", task: "write a poem" }]);
     assert.ok(state.messages.some((m) => m.level === "info" && /Writer: started run run_new \(running\)/.test(m.text)));
+  });
+
+  it("Execute pre-fills the task with the file's own task literal (from documentInfo)", async () => {
+    state.quickPickAnswers.push("Analyst");
+    state.inputAnswers.push("Summarise the report");
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.executeAgent);
+    const box = state.inputBoxes.at(-1);
+    assert.equal(box?.value, "Summarise the report");
+    assert.match(box?.prompt ?? "", /Check the figures/);
+    const sent = await waitFor("nexa.execute", () => commandsSent("nexa.execute").find((e) => e.arguments?.[0]?.["agent"] === "Analyst"));
+    assert.deepEqual(sent.arguments, [{ uri: docUri, agent: "Analyst", task: "Summarise the report" }]);
+  });
+
+  it("the runs view refreshes once per run change (nexa/runsChanged), not once more per command", async () => {
+    await new Promise((r) => setTimeout(r, 600));
+    const before = commandsSent("nexa.listRuns").length;
+    state.quickPickAnswers.push("Writer");
+    state.inputAnswers.push("once");
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.executeAgent);
+    await waitFor("the refresh", () => commandsSent("nexa.listRuns").length > before);
+    await new Promise((r) => setTimeout(r, 800));
+    assert.equal(commandsSent("nexa.listRuns").length, before + 1);
   });
 
   it("a cancelled input box sends nothing", async () => {
@@ -250,11 +302,14 @@ describe("extension activation against a fake server", { skip: process.platform 
     await waitFor("a second migrateFile", () => commandsSent("nexa.migrateFile").length === n + 1);
   });
 
-  it("a settings change is pushed with didChangeConfiguration", async () => {
+  it("a settings change is a didChangeConfiguration without a body; the server pulls the new value", async () => {
+    const pulls = log().filter((e) => e.event === "configuration").length;
     state.settings.set("nexa.diagnostics.debounceMs", 300);
     state.emitters.configuration.fire({ affectsConfiguration: (s: string) => s === "nexa" || s === "nexa.diagnostics" || s === "nexa.diagnostics.debounceMs" });
     const change = await waitFor("didChangeConfiguration", () => log().find((e) => e.event === "didChangeConfiguration"));
-    assert.equal((change.settings?.nexa as { diagnostics?: { debounceMs?: number } }).diagnostics?.debounceMs, 300);
+    assert.equal(change.settings, null, "no settings body of the extension's own");
+    const pulled = await waitFor("the pull", () => log().filter((e) => e.event === "configuration")[pulls]);
+    assert.equal((pulled.answer?.[0] as { diagnostics?: { debounceMs?: number } }).diagnostics?.debounceMs, 300);
     state.settings.delete("nexa.diagnostics.debounceMs");
   });
 
@@ -389,5 +444,53 @@ describe("the bundled server (nexa.server.importStrategy = useBundled, the defau
       const msg = await waitFor("the error", () => state.messages.find((m) => m.level === "error"));
       assert.match(msg.text, /no bundled language server/);
     });
+  });
+});
+
+describe("closing the window", { skip: process.platform === "win32" && "needs a POSIX shell wrapper" }, () => {
+  it("nothing is written to the output channel once VS Code has closed it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nexa-ext-close-"));
+    const wrapper = join(dir, "python");
+    writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_SERVER}" "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const { module: vscode, state } = createVscodeStub();
+    state.settings.set("nexa.server.pythonPath", wrapper);
+    state.settings.set("nexa.server.importStrategy", "fromEnvironment");
+    const doc = new StubDocument(Uri.file(join(dir, "app.nx")), "nexa", SOURCE);
+    state.documents.push(doc);
+    state.activeEditor = { document: doc, selection: new Selection(0, 0, 0, 0) };
+    const restore = installVscodeStub(vscode);
+    const context: TestContext = { subscriptions: [], extensionPath: ROOT };
+    const ext = loadExtension();
+    const failures: unknown[] = [];
+    const onFailure = (err: unknown): void => {
+      failures.push(err);
+    };
+    process.on("unhandledRejection", onFailure);
+    try {
+      ext.activate(context);
+      await waitFor("the status item", () => state.statusItems.find((i) => i.visible));
+      const resume = state.commands.get(CLIENT_COMMANDS.resumeRun);
+      const clicked = state.commands.get(CLIENT_COMMANDS.versionStatusClicked);
+      assert.ok(resume && clicked);
+      // The window closes: VS Code disposes every subscription, the output channel among them,
+      // while commands, timers and the language client may still run.
+      for (const d of [...context.subscriptions].reverse()) d.dispose();
+      const channel = state.channels.find((c) => c.name === "Nexa Language Server");
+      assert.equal(channel?.closed, true);
+      const written = state.output.length;
+      await resume("run_after_close");
+      await clicked();
+      edited(state, doc);
+      await ext.deactivate();
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(state.output.length, written, "no write after the channel closed");
+      assert.deepEqual(failures, []);
+    } finally {
+      process.off("unhandledRejection", onFailure);
+      await ext.deactivate();
+      restore();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
