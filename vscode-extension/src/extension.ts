@@ -2,11 +2,12 @@
 
 import * as vscode from "vscode";
 import { Commands } from "./commands";
-import { CONTEXT_KEYS, OUTPUT_CHANNEL_NAME } from "./logic/constants";
+import { CLIENT_COMMANDS, CONTEXT_KEYS, OUTPUT_CHANNEL_NAME } from "./logic/constants";
 import { RESTART_KEYS } from "./logic/settings";
 import { onDidChangePythonInterpreter } from "./pythonExtension";
 import { RunsView } from "./runsView";
 import { SafeOutputChannel } from "./output";
+import { ProviderSecrets } from "./secrets";
 import { ServerManager } from "./server";
 import { VersionStatusBar } from "./statusBar";
 
@@ -22,6 +23,23 @@ export function activate(context: vscode.ExtensionContext): void {
   void vscode.commands.executeCommand("setContext", CONTEXT_KEYS.extensionActive, true);
 
   new Commands(server, runs, status).register(context);
+
+  const secrets = new ProviderSecrets(context.secrets, context.globalState, (line) => output.appendLine(`[client] ${line}`));
+  server.setProviderSecretSource((ref) => secrets.answer(ref));
+  const offerMove = (): void => {
+    secrets.offerMove().catch((err: unknown) => {
+      output.appendLine(`[client] moving the API keys failed: ${err instanceof Error ? err.message : String(err)}`);
+      void vscode.window.showErrorMessage(`Nexa: moving the API keys failed: ${err instanceof Error ? err.message : String(err)}`);
+    });
+  };
+  context.subscriptions.push(
+    vscode.commands.registerCommand(CLIENT_COMMANDS.setProviderApiKey, () => secrets.setCommand()),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.removeProviderApiKey, () => secrets.removeCommand()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("nexa.runs.providerSettings")) offerMove();
+    }),
+  );
+  offerMove();
 
   const srv = server;
   context.subscriptions.push(

@@ -18,6 +18,7 @@ import {
 } from "vscode-languageclient/node";
 import type { CommandRequest } from "./logic/commandArgs";
 import { DOCUMENT_INFO_REQUEST, parseDocumentInfo, type DocumentInfo } from "./logic/documentInfo";
+import { parseSecretRequest, PROVIDER_SECRET_REQUEST, type SecretRef } from "./logic/secrets";
 import { CLIENT_ID, LANGUAGE_ID, OUTPUT_CHANNEL_NAME, PIP_PACKAGE, PYTHON_MODULE, RUNS_CHANGED_NOTIFICATION } from "./logic/constants";
 import {
   candidateInterpreters,
@@ -42,6 +43,9 @@ export interface RunsChangedParams {
   agent?: string;
   status?: string;
 }
+
+/** Answers the server's `nexa/providerSecret` request: `{value}` or null. */
+export type ProviderSecretSource = (ref: SecretRef | undefined) => Promise<{ value: string } | null>;
 
 /** Hook that may complete or veto a server command invoked by a code lens. */
 export type ServerCommandInterceptor = (command: string, args: unknown[]) => Promise<unknown[] | undefined>;
@@ -91,6 +95,7 @@ export class ServerManager implements vscode.Disposable {
   private readonly started = new vscode.EventEmitter<void>();
   private readonly stopped = new vscode.EventEmitter<void>();
   private interceptor: ServerCommandInterceptor | undefined;
+  private secretSource: ProviderSecretSource | undefined;
   /** Error codes of nexa/documentInfo already logged (once each). */
   private readonly documentInfoFailures = new Set<number | undefined>();
   private readonly watcher: vscode.FileSystemWatcher;
@@ -111,6 +116,10 @@ export class ServerManager implements vscode.Disposable {
 
   setServerCommandInterceptor(interceptor: ServerCommandInterceptor): void {
     this.interceptor = interceptor;
+  }
+
+  setProviderSecretSource(source: ProviderSecretSource): void {
+    this.secretSource = source;
   }
 
   get isRunning(): boolean {
@@ -196,6 +205,13 @@ export class ServerManager implements vscode.Disposable {
     const client = new LanguageClient(CLIENT_ID, OUTPUT_CHANNEL_NAME, serverOptions, this.clientOptions());
     client.onNotification(RUNS_CHANGED_NOTIFICATION, (params: RunsChangedParams | undefined) => {
       this.runsChanged.fire(params);
+    });
+    // The server asks for a provider key only while a run needs it; the value is never logged.
+    client.onRequest(PROVIDER_SECRET_REQUEST, async (params: unknown) => {
+      const ref = parseSecretRequest(params);
+      const answer = this.secretSource !== undefined ? await this.secretSource(ref) : null;
+      this.log(`${PROVIDER_SECRET_REQUEST} ${ref !== undefined ? `${ref.provider}/${ref.name}` : "(malformed)"}: ${answer !== null ? "answered" : "none"}`);
+      return answer;
     });
     this.client = client;
     try {

@@ -43,6 +43,8 @@ export const CLIENT_COMMANDS = {
   refreshRuns: "nexa.client.refreshRuns",
   showOutput: "nexa.client.showOutput",
   versionStatusClicked: "nexa.client.versionStatusClicked",
+  setProviderApiKey: "nexa.client.setProviderApiKey",
+  removeProviderApiKey: "nexa.client.removeProviderApiKey",
 } as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[keyof typeof CLIENT_COMMANDS];
 

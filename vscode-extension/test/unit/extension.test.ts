@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CLIENT_COMMANDS, SERVER_COMMANDS } from "../../src/logic/constants";
-import { createVscodeStub, installVscodeStub, Selection, StubDocument, Uri, type StubState } from "./support/vscodeStub";
+import { createContext, createVscodeStub, installVscodeStub, Selection, StubDocument, Uri, type StubState } from "./support/vscodeStub";
 
 const ROOT = resolve(__dirname, "..", "..", "..");
 const FAKE_SERVER = join(ROOT, "test", "fixtures", "fake-server.js");
@@ -53,10 +53,7 @@ const SOURCE = [
   "",
 ].join("\n");
 
-interface TestContext {
-  subscriptions: { dispose(): unknown }[];
-  extensionPath: string;
-}
+type TestContext = ReturnType<typeof createContext>;
 
 interface ExtensionModule {
   activate(context: TestContext): void;
@@ -80,7 +77,7 @@ describe("extension activation against a fake server", { skip: process.platform 
   const { module: vscode, state } = createVscodeStub();
   let restore: () => void = () => undefined;
   let ext: ExtensionModule;
-  let context: TestContext = { subscriptions: [], extensionPath: ROOT };
+  let context: TestContext = createContext(state, ROOT);
   const doc = new StubDocument(Uri.file("/workspace/app.nx"), "nexa", SOURCE);
   const docUri = doc.uri.toString();
 
@@ -316,7 +313,7 @@ describe("extension activation against a fake server", { skip: process.platform 
   it("in an untrusted workspace runs are off everywhere and run commands refuse", async () => {
     await ext.deactivate();
     for (const d of context.subscriptions) d.dispose();
-    context = { subscriptions: [], extensionPath: ROOT };
+    context = createContext(state, ROOT);
     await waitFor("the first server to exit", () => log().some((e) => e.event === "exit"));
     rmSync(logFile, { force: true });
 
@@ -355,7 +352,7 @@ describe("extension activation without the server package", { skip: process.plat
     state.settings.set("nexa.server.importStrategy", "fromEnvironment");
     state.messageAnswer = (_text, items) => items.find((i) => i === "Install nexa-lsp");
     const restore = installVscodeStub(vscode);
-    const context: TestContext = { subscriptions: [], extensionPath: ROOT };
+    const context: TestContext = createContext(state, ROOT);
     const ext = loadExtension();
     try {
       ext.activate(context);
@@ -384,7 +381,7 @@ async function activateWith(
   const { module: vscode, state } = createVscodeStub();
   for (const [k, v] of Object.entries(settings)) state.settings.set(k, v);
   const restore = installVscodeStub(vscode);
-  const context: TestContext = { subscriptions: [], extensionPath };
+  const context: TestContext = createContext(state, extensionPath);
   const ext = loadExtension();
   try {
     ext.activate(context);
@@ -460,7 +457,7 @@ describe("closing the window", { skip: process.platform === "win32" && "needs a 
     state.documents.push(doc);
     state.activeEditor = { document: doc, selection: new Selection(0, 0, 0, 0) };
     const restore = installVscodeStub(vscode);
-    const context: TestContext = { subscriptions: [], extensionPath: ROOT };
+    const context: TestContext = createContext(state, ROOT);
     const ext = loadExtension();
     const failures: unknown[] = [];
     const onFailure = (err: unknown): void => {
@@ -491,6 +488,136 @@ describe("closing the window", { skip: process.platform === "win32" && "needs a 
       await ext.deactivate();
       restore();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("provider API keys in the secret storage", { skip: process.platform === "win32" && "needs a POSIX shell wrapper" }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "nexa-ext-secrets-"));
+  const wrapper = join(dir, "python");
+  const logFile = join(dir, "server.log");
+  const lines = (): LogEntry[] =>
+    existsSync(logFile) ? readFileSync(logFile, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as LogEntry) : [];
+  before(() => {
+    writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_SERVER}" "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    process.env["FAKE_NEXA_LOG"] = logFile;
+  });
+  after(() => {
+    delete process.env["FAKE_NEXA_LOG"];
+    delete process.env["FAKE_ASK_SECRET"];
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Activates with the fake server; `prepare` sets up the stub first. */
+  async function withExtension(prepare: (state: StubState) => void, check: (state: StubState, vscode: { commands: { executeCommand(id: string, ...a: unknown[]): Promise<unknown> } }) => Promise<void>): Promise<void> {
+    rmSync(logFile, { force: true });
+    const { module: vscode, state } = createVscodeStub();
+    for (const scope of ["", "user:"]) {
+      state.settings.set(`${scope}nexa.server.pythonPath`, wrapper);
+      state.settings.set(`${scope}nexa.server.importStrategy`, "fromEnvironment");
+    }
+    prepare(state);
+    const restore = installVscodeStub(vscode);
+    const context = createContext(state, ROOT);
+    const ext = loadExtension();
+    try {
+      ext.activate(context);
+      await check(state, vscode);
+    } finally {
+      await ext.deactivate();
+      for (const d of context.subscriptions) d.dispose();
+      restore();
+    }
+  }
+
+  it("Set Provider API Key stores the key in SecretStorage, asked in a password box, never in settings or logs", async () => {
+    await withExtension(
+      () => undefined,
+      async (state, vscode) => {
+        state.quickPickAnswers.push("openai");
+        state.inputAnswers.push("OPENAI_API_KEY", "sk-typed-secret");
+        await vscode.commands.executeCommand(CLIENT_COMMANDS.setProviderApiKey);
+        assert.equal(state.secrets.get("nexa.providerSecret/openai/OPENAI_API_KEY"), "sk-typed-secret");
+        assert.equal(state.inputBoxes.at(-2)?.value, "OPENAI_API_KEY", "the name is pre-filled");
+        assert.equal(state.inputBoxes.at(-1)?.password, true, "the key is typed in a password box");
+        assert.deepEqual(state.updates, [], "no setting written");
+        assert.ok(!state.output.join("\n").includes("sk-typed-secret"), "the key is not logged");
+        assert.deepEqual(state.globalState.get("nexa.providerSecrets"), [{ provider: "openai", name: "OPENAI_API_KEY" }]);
+
+        state.quickPickAnswers.push("OPENAI_API_KEY");
+        await vscode.commands.executeCommand(CLIENT_COMMANDS.removeProviderApiKey);
+        assert.equal(state.secrets.has("nexa.providerSecret/openai/OPENAI_API_KEY"), false);
+      },
+    );
+  });
+
+  it("a key in nexa.runs.providerSettings is offered to move, then removed from settings", async () => {
+    const plain = { OPENAI_API_KEY: "sk-in-settings", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" };
+    await withExtension(
+      (state) => {
+        state.settings.set("user:nexa.runs.providerSettings", plain);
+        state.settings.set("nexa.runs.providerSettings", plain);
+        state.messageAnswer = (text, items) => (/plain text/.test(text) ? items.find((i) => i === "Move to Secret Storage") : undefined);
+      },
+      async (state) => {
+        await waitFor("the move", () => state.updates.find((u) => u.key === "nexa.runs.providerSettings"));
+        const update = state.updates.find((u) => u.key === "nexa.runs.providerSettings");
+        assert.deepEqual(update?.value, { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }, "only the non-secret value stays");
+        assert.equal(update?.target, 1, "user settings");
+        assert.equal(state.secrets.get("nexa.providerSecret/openai/OPENAI_API_KEY"), "sk-in-settings");
+        const offer = state.messages.find((m) => /plain text/.test(m.text));
+        assert.ok(offer && !offer.text.includes("sk-in-settings"), "the offer names the key, not its value");
+        assert.ok(!state.output.join("\n").includes("sk-in-settings"));
+      },
+    );
+  });
+
+  it("declining the move changes nothing", async () => {
+    await withExtension(
+      (state) => {
+        state.settings.set("user:nexa.runs.providerSettings", { API_KEY: "sk-kept" });
+        state.messageAnswer = () => "Not Now";
+      },
+      async (state) => {
+        await waitFor("the offer", () => state.messages.find((m) => /plain text/.test(m.text)));
+        await new Promise((r) => setTimeout(r, 200));
+        assert.deepEqual(state.updates, []);
+        assert.equal(state.secrets.size, 0);
+      },
+    );
+  });
+
+  it("answers the server's nexa/providerSecret with {value} when trusted, null when not", async () => {
+    process.env["FAKE_ASK_SECRET"] = "openai/OPENAI_API_KEY";
+    try {
+      await withExtension(
+        (state) => state.secrets.set("nexa.providerSecret/openai/OPENAI_API_KEY", "sk-for-the-run"),
+        async () => {
+          const entry = await waitFor("the answer", () => lines().find((e) => e.event === "providerSecret"));
+          assert.deepEqual((entry as unknown as { answer: unknown }).answer, { value: "sk-for-the-run" });
+        },
+      );
+      await withExtension(
+        (state) => {
+          state.secrets.set("nexa.providerSecret/openai/OPENAI_API_KEY", "sk-for-the-run");
+          state.trusted = false;
+        },
+        async (state) => {
+          const entry = await waitFor("the answer", () => lines().find((e) => e.event === "providerSecret"));
+          assert.equal((entry as unknown as { answer: unknown }).answer, null);
+          assert.ok(!state.output.join("\n").includes("sk-for-the-run"));
+        },
+      );
+      await withExtension(
+        () => undefined,
+        async () => {
+          const entry = await waitFor("the answer", () => lines().find((e) => e.event === "providerSecret"));
+          assert.equal((entry as unknown as { answer: unknown }).answer, null, "no key stored: null");
+        },
+      );
+    } finally {
+      delete process.env["FAKE_ASK_SECRET"];
     }
   });
 });

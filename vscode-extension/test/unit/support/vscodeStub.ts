@@ -195,9 +195,15 @@ export interface StubState {
   /** Answers for showInputBox, in order; undefined = cancelled. */
   inputAnswers: (string | undefined)[];
   /** The options of every input box shown. */
-  inputBoxes: { value?: string; prompt?: string; title?: string }[];
+  inputBoxes: { value?: string | undefined; prompt?: string | undefined; title?: string | undefined; password?: boolean }[];
   /** Documents shown with showTextDocument, with their options. */
   shownDocuments: { uri: string; options: unknown }[];
+  /** config.update calls: full key, value, target. */
+  updates: { key: string; value: unknown; target: unknown }[];
+  /** What the extension stored in its SecretStorage. */
+  secrets: Map<string, string>;
+  /** The extension's globalState. */
+  globalState: Map<string, unknown>;
   /** The output channels, closed or not. */
   channels: { name: string; closed: boolean }[];
   /** Chooses a quick pick item (by label); undefined = cancelled. */
@@ -284,7 +290,15 @@ function configuration(state: StubState, section: string | undefined): any {
     get: (key: string, dflt?: unknown) => lookup(key) ?? dflt,
     has: (key: string) => lookup(key) !== undefined,
     inspect: (key: string) => ({ key: full(key), globalValue: state.settings.get(`user:${full(key)}`) }),
-    update: async () => undefined,
+    update: async (key: string, value: unknown, target?: unknown) => {
+      state.updates.push({ key: full(key), value, target });
+      if (target === 1) {
+        if (value === undefined) state.settings.delete(`user:${full(key)}`);
+        else state.settings.set(`user:${full(key)}`, value);
+      }
+      if (value === undefined) state.settings.delete(full(key));
+      else state.settings.set(full(key), value);
+    },
   }), content);
 }
 
@@ -306,6 +320,9 @@ export function createVscodeStub(): { module: any; state: StubState } {
     inputBoxes: [],
     shownDocuments: [],
     channels: [],
+    updates: [],
+    secrets: new Map(),
+    globalState: new Map(),
     quickPickAnswers: [],
     messageAnswer: () => undefined,
     unknown: new Set(),
@@ -395,8 +412,8 @@ export function createVscodeStub(): { module: any; state: StubState } {
       showInformationMessage: message("info"),
       showWarningMessage: message("warning"),
       showErrorMessage: message("error"),
-      showInputBox: async (options: { validateInput?: (v: string) => unknown; value?: string; prompt?: string; title?: string }) => {
-        state.inputBoxes.push({ value: options.value, prompt: options.prompt, title: options.title });
+      showInputBox: async (options: { validateInput?: (v: string) => unknown; value?: string; prompt?: string; title?: string; password?: boolean }) => {
+        state.inputBoxes.push({ value: options.value, prompt: options.prompt, title: options.title, password: options.password === true });
         const answer = state.inputAnswers.shift();
         if (answer !== undefined && options.validateInput !== undefined && options.validateInput(answer) !== undefined) {
           throw new Error(`input box rejected ${JSON.stringify(answer)}`);
@@ -516,6 +533,7 @@ export function createVscodeStub(): { module: any; state: StubState } {
       CancellationError,
       TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
       StatusBarAlignment: { Left: 1, Right: 2 },
+      ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
       ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
       DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
       window,
@@ -541,5 +559,39 @@ export function installVscodeStub(stub: unknown): () => void {
   };
   return () => {
     Module._load = original;
+  };
+}
+
+/** An ExtensionContext for the stub: subscriptions, extensionPath, SecretStorage and globalState in `state`. */
+export function createContext(state: StubState, extensionPath: string): {
+  subscriptions: { dispose(): unknown }[];
+  extensionPath: string;
+  secrets: unknown;
+  globalState: unknown;
+} {
+  const changed = new EventEmitter<{ key: string }>();
+  return {
+    subscriptions: [],
+    extensionPath,
+    secrets: {
+      get: async (key: string) => state.secrets.get(key),
+      store: async (key: string, value: string) => {
+        state.secrets.set(key, value);
+        changed.fire({ key });
+      },
+      delete: async (key: string) => {
+        state.secrets.delete(key);
+        changed.fire({ key });
+      },
+      onDidChange: changed.event,
+    },
+    globalState: {
+      get: (key: string, dflt?: unknown) => (state.globalState.has(key) ? state.globalState.get(key) : dflt),
+      update: async (key: string, value: unknown) => {
+        state.globalState.set(key, value);
+      },
+      keys: () => [...state.globalState.keys()],
+      setKeysForSync: () => undefined,
+    },
   };
 }
