@@ -14,13 +14,13 @@ MIN_PYTHON = (3, 11)
 LIBS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "libs")
 
 if sys.version_info < MIN_PYTHON:
-    sys.stderr.write(
-        "nexa-lsp needs Python %d.%d or newer; this is %s (%s)\n"
-        % (MIN_PYTHON + (sys.version.split()[0], sys.executable))
-    )
+    # Plain syntax (no 3.8+ features), so this message prints on an old Python 3 too.
+    found = sys.version.split()[0]
+    wanted = f"{MIN_PYTHON[0]}.{MIN_PYTHON[1]}"
+    sys.stderr.write(f"nexa-lsp needs Python {wanted} or newer; this is {found} ({sys.executable})\n")
     sys.exit(3)
 if not os.path.isdir(os.path.join(LIBS, "nexa_lsp")):
-    sys.stderr.write("the bundled server is missing: %s has no nexa_lsp\n" % LIBS)
+    sys.stderr.write(f"the bundled server is missing: {LIBS} has no nexa_lsp\n")
     sys.exit(4)
 sys.path.insert(0, LIBS)
 sys.argv[0] = "nexa_lsp"
