@@ -7,7 +7,14 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 let failed = false;
-for (const file of ["package.json", "language-configuration.json", "snippets/nexa.json", "syntaxes/nexa.tmLanguage.json"]) {
+for (const file of [
+  "package.json",
+  "language-configuration.json",
+  "language-configuration-secrets.json",
+  "snippets/nexa.json",
+  "syntaxes/nexa.tmLanguage.json",
+  "syntaxes/nexa-secrets.tmLanguage.json",
+]) {
   try {
     JSON.parse(readFileSync(join(root, file), "utf8"));
   } catch (err) {

@@ -7,7 +7,6 @@
 import * as vscode from "vscode";
 import { ResponseError } from "vscode-languageclient/node";
 import {
-  agentAtLine,
   approveRequest,
   ArgumentError,
   cancelRequest,
@@ -16,7 +15,6 @@ import {
   denyRequest,
   executeRequest,
   executeTargetFromArg,
-  findAgents,
   migrateMessage,
   migrateRequest,
   missingInput,
@@ -31,9 +29,10 @@ import {
   type RecoverOutcome,
 } from "./logic/commandArgs";
 import { CLIENT_COMMANDS, LANGUAGE_ID, SERVER_COMMANDS } from "./logic/constants";
+import { agentAtLine, blockerItems, taskLiterals, versionStatus, type DocumentInfo } from "./logic/documentInfo";
 import { runPickItem, runsAccepting, statusLabel, type RunAction, type RunSummary, type ToolCallRef } from "./logic/runsModel";
 import type { RunsView } from "./runsView";
-import { currentServerSettings, openSetting, ServerNotRunningError, type ServerManager } from "./server";
+import { openSetting, runsEnabled, ServerNotRunningError, type ServerManager } from "./server";
 import type { VersionStatusBar } from "./statusBar";
 
 function uriToString(value: unknown): string | undefined {
@@ -121,7 +120,7 @@ export class Commands {
         });
       return false;
     }
-    if (!currentServerSettings(activeNexaEditor()?.document.uri).runs.enabled) {
+    if (!runsEnabled(activeNexaEditor()?.document.uri)) {
       void vscode.window.showWarningMessage("Nexa: runs are disabled (nexa.runs.enabled).", "Open Settings").then((choice) => {
         if (choice !== undefined) void openSetting("nexa.runs.enabled");
       });
@@ -135,26 +134,36 @@ export class Commands {
     return this.server.executeCommand(request);
   }
 
-  private async pickAgent(uri: string, preferLine?: number): Promise<string | undefined> {
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
-    const agents = findAgents(doc.getText());
+  /** What the server says about a document (opened first, so the server has it). */
+  private async documentInfo(uri: string): Promise<DocumentInfo | undefined> {
+    await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    const info = await this.server.documentInfo(uri);
+    if (info === undefined) void vscode.window.showWarningMessage("Nexa: the language server did not say which agents this file declares (nexa/documentInfo).");
+    return info;
+  }
+
+  private async pickAgent(info: DocumentInfo, preferLine?: number): Promise<string | undefined> {
+    const agents = info.agents;
     if (agents.length === 0) {
       void vscode.window.showWarningMessage("Nexa: no agent is declared in this file.");
       return undefined;
     }
     if (agents.length === 1) return agents[0]?.name;
     const near = preferLine !== undefined ? agentAtLine(agents, preferLine) : undefined;
-    const items = agents.map((a) => ({ label: a.name, description: `line ${a.line + 1}`, picked: a === near }));
+    const items = agents.map((a) => ({ label: a.name, description: `line ${a.selectionRange.start.line + 1}`, picked: a === near }));
     if (near !== undefined) items.sort((a, b) => (a.picked === b.picked ? 0 : a.picked ? -1 : 1));
     const pick = await vscode.window.showQuickPick(items, { title: "Execute which agent?", placeHolder: "Agent" });
     return pick?.label;
   }
 
-  private askTask(agent: string): Thenable<string | undefined> {
+  /** Asks for the task, pre-filled with the first task literal the file writes for the agent. */
+  private askTask(agent: string, literals: readonly string[] = []): Thenable<string | undefined> {
+    const others = literals.length > 1 ? ` (the file also uses: ${literals.slice(1).map((t) => JSON.stringify(t)).join(", ")})` : "";
     return vscode.window.showInputBox({
       title: `Execute ${agent}`,
-      prompt: `Task for ${agent}`,
+      prompt: `Task for ${agent}${others}`,
       placeHolder: "What should the agent do?",
+      ...(literals[0] !== undefined ? { value: literals[0] } : {}),
       ignoreFocusOut: true,
       validateInput: (v) => (v.trim() === "" ? "The task cannot be empty." : undefined),
     });
@@ -234,9 +243,15 @@ export class Commands {
       return;
     }
     const sameEditor = editor !== undefined && editor.document.uri.toString() === uri;
-    const agent = target.agent ?? (await this.pickAgent(uri, sameEditor ? editor.selection.active.line : undefined));
+    let info: DocumentInfo | undefined;
+    if (target.agent === undefined || target.task === undefined) info = await this.documentInfo(uri);
+    let agent = target.agent;
+    if (agent === undefined) {
+      if (info === undefined) return;
+      agent = await this.pickAgent(info, sameEditor ? editor.selection.active.line : undefined);
+    }
     if (agent === undefined) return;
-    const task = target.task ?? (await this.askTask(agent));
+    const task = target.task ?? (await this.askTask(agent, taskLiterals(info, agent, "execute")));
     if (task === undefined) return;
     const result = await this.send(executeRequest(uri, agent, task));
     this.reportRun("started", result, agent);
@@ -325,25 +340,33 @@ export class Commands {
     const msg = migrateMessage(result);
     if (msg.level === "info") void vscode.window.showInformationMessage(`Nexa: ${msg.text}`);
     else void vscode.window.showWarningMessage(`Nexa: ${msg.text}`);
-    this.status.update();
+    this.status.schedule(0);
   }
 
   async versionStatusClicked(): Promise<void> {
-    const active = this.status.active;
-    if (active === undefined) return;
-    if (active.scan.path === "3.0") {
-      void vscode.window.showInformationMessage("Nexa: this file is on the Nexa 3.0 path (`nexa 3.0;`).");
+    const info = this.status.active;
+    if (info === undefined) return;
+    const status = versionStatus(info);
+    if (status.click === "showBlockers") {
+      const pick = await vscode.window.showQuickPick(blockerItems(info), {
+        title: "The migration to Nexa 3.0 is blocked by",
+        placeHolder: "Go to a finding that needs a manual change",
+        matchOnDetail: true,
+      });
+      if (pick === undefined) return;
+      const r = pick.blocker.range;
+      await vscode.window.showTextDocument(vscode.Uri.parse(info.uri), {
+        selection: new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character),
+      });
       return;
     }
-    const migrate = "Migrate to Nexa 3.0";
-    const why = active.scan.declared && !active.scan.supported
-      ? `declares an unsupported version (nexa ${active.scan.version ?? ""}) and is read on the 2.4 compatibility path`
-      : "is on the Nexa 2.4 compatibility path";
-    const choice = await vscode.window.showInformationMessage(
-      `Nexa: this file ${why}. Migrating applies the safe fixes and adds \`nexa 3.0;\`.`,
-      migrate,
-    );
-    if (choice === migrate) await vscode.commands.executeCommand(CLIENT_COMMANDS.migrateFile, vscode.Uri.parse(active.uri));
+    if (status.click === "migrate") {
+      const migrate = "Migrate to Nexa 3.0";
+      const choice = await vscode.window.showInformationMessage(`Nexa: ${status.summary} Migrating applies the safe fixes and adds \`nexa 3.0;\`.`, migrate);
+      if (choice === migrate) await vscode.commands.executeCommand(CLIENT_COMMANDS.migrateFile, vscode.Uri.parse(info.uri));
+      return;
+    }
+    void vscode.window.showInformationMessage(`Nexa: ${status.summary}`);
   }
 
   /** Completes a server command coming from a code lens/action; undefined cancels it. */
@@ -356,14 +379,17 @@ export class Commands {
       const first = (out[0] ?? {}) as { uri?: unknown };
       const uri = typeof first.uri === "string" ? first.uri : activeNexaEditor()?.document.uri.toString();
       if (uri === undefined) return undefined;
-      const agent = await this.pickAgent(uri);
+      const info = await this.documentInfo(uri);
+      const agent = info !== undefined ? await this.pickAgent(info) : undefined;
       if (agent === undefined) return undefined;
       out = withInput(withInput(out, "uri", uri), "agent", agent);
       missing = missingInput(command, out);
     }
     if (missing === "task") {
-      const agent = String((out[0] as { agent?: unknown }).agent);
-      const task = await this.askTask(agent);
+      const first = out[0] as { agent?: unknown; uri?: unknown };
+      const agent = String(first.agent);
+      const info = typeof first.uri === "string" ? await this.server.documentInfo(first.uri) : undefined;
+      const task = await this.askTask(agent, taskLiterals(info, agent, "execute"));
       if (task === undefined) return undefined;
       out = withInput(out, "task", task);
     } else if (missing === "input") {

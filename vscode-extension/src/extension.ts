@@ -2,24 +2,44 @@
 
 import * as vscode from "vscode";
 import { Commands } from "./commands";
-import { CONTEXT_KEYS, OUTPUT_CHANNEL_NAME } from "./logic/constants";
+import { CLIENT_COMMANDS, CONTEXT_KEYS, OUTPUT_CHANNEL_NAME } from "./logic/constants";
 import { RESTART_KEYS } from "./logic/settings";
 import { onDidChangePythonInterpreter } from "./pythonExtension";
 import { RunsView } from "./runsView";
+import { SafeOutputChannel } from "./output";
+import { ProviderSecrets } from "./secrets";
 import { ServerManager } from "./server";
 import { VersionStatusBar } from "./statusBar";
 
 let server: ServerManager | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
-  const output = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME);
-  server = new ServerManager(output);
+  const output = new SafeOutputChannel(vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME));
+  server = new ServerManager(output, context.extensionPath);
   const runs = new RunsView(server);
-  const status = new VersionStatusBar();
-  context.subscriptions.push(output, server, runs, status);
+  const status = new VersionStatusBar(server);
+  // Disposed in this order: the views and the server first, the channel last.
+  context.subscriptions.push(status, runs, server, output);
   void vscode.commands.executeCommand("setContext", CONTEXT_KEYS.extensionActive, true);
 
   new Commands(server, runs, status).register(context);
+
+  const secrets = new ProviderSecrets(context.secrets, context.globalState, (line) => output.appendLine(`[client] ${line}`));
+  server.setProviderSecretSource((ref) => secrets.answer(ref));
+  const offerMove = (): void => {
+    secrets.offerMove().catch((err: unknown) => {
+      output.appendLine(`[client] moving the API keys failed: ${err instanceof Error ? err.message : String(err)}`);
+      void vscode.window.showErrorMessage(`Nexa: moving the API keys failed: ${err instanceof Error ? err.message : String(err)}`);
+    });
+  };
+  context.subscriptions.push(
+    vscode.commands.registerCommand(CLIENT_COMMANDS.setProviderApiKey, () => secrets.setCommand()),
+    vscode.commands.registerCommand(CLIENT_COMMANDS.removeProviderApiKey, () => secrets.removeCommand()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("nexa.runs.providerSettings")) offerMove();
+    }),
+  );
+  offerMove();
 
   const srv = server;
   context.subscriptions.push(
@@ -28,10 +48,10 @@ export function activate(context: vscode.ExtensionContext): void {
     srv.onDidStop(() => runs.scheduleRefresh(0)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (RESTART_KEYS.some((key) => e.affectsConfiguration(key))) {
-        output.appendLine("[client] nexa.server.pythonPath changed: restarting the server");
+        output.appendLine("[client] nexa.server settings changed: restarting the server");
         void srv.restart();
       } else if (e.affectsConfiguration("nexa")) {
-        srv.pushConfiguration();
+        srv.notifyConfigurationChanged();
         runs.scheduleRefresh();
       }
     }),

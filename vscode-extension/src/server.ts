@@ -4,6 +4,7 @@
  */
 
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
@@ -16,33 +17,35 @@ import {
   type ServerOptions,
 } from "vscode-languageclient/node";
 import type { CommandRequest } from "./logic/commandArgs";
-import { changesRuns } from "./logic/commandArgs";
+import { DOCUMENT_INFO_REQUEST, parseDocumentInfo, type DocumentInfo } from "./logic/documentInfo";
+import { parseSecretRequest, PROVIDER_SECRET_REQUEST, type SecretRef } from "./logic/secrets";
 import { CLIENT_ID, LANGUAGE_ID, OUTPUT_CHANNEL_NAME, PIP_PACKAGE, PYTHON_MODULE, RUNS_CHANGED_NOTIFICATION } from "./logic/constants";
 import {
+  candidateInterpreters,
   classifyModuleCheck,
   describeInterpreter,
+  findInterpreter,
   formatCommandLine,
+  importStrategy,
   installCommandLine,
   moduleCheckCommandLine,
-  resolveInterpreter,
+  noPythonMessage,
   serverCommandLine,
+  type BundledServer,
   type Interpreter,
 } from "./logic/interpreter";
 import { runProcess } from "./logic/process";
-import {
-  enforceTrustOnConfiguration,
-  initializationOptions,
-  overlayServerSettings,
-  readServerSettings,
-  type NexaServerSettings,
-} from "./logic/settings";
-import { loadPythonExtension } from "./pythonExtension";
+import { enforceTrustOnConfiguration, initializationOptions, type NexaSection } from "./logic/settings";
+import { activePythonCommand } from "./pythonExtension";
 
 export interface RunsChangedParams {
   run_id?: string;
   agent?: string;
   status?: string;
 }
+
+/** Answers the server's `nexa/providerSecret` request: `{value}` or null. */
+export type ProviderSecretSource = (ref: SecretRef | undefined) => Promise<{ value: string } | null>;
 
 /** Hook that may complete or veto a server command invoked by a code lens. */
 export type ServerCommandInterceptor = (command: string, args: unknown[]) => Promise<unknown[] | undefined>;
@@ -53,10 +56,14 @@ export class ServerNotRunningError extends Error {
   }
 }
 
-/** Current `nexa` settings for the server, with workspace trust applied. */
-export function currentServerSettings(resource?: vscode.Uri): NexaServerSettings {
-  const config = vscode.workspace.getConfiguration("nexa", resource);
-  return readServerSettings((key) => config.get(key), vscode.workspace.isTrusted);
+/** Section `nexa` as plain nested data, as VS Code answers `workspace/configuration`. */
+export function nexaSection(resource?: vscode.Uri): NexaSection {
+  return JSON.parse(JSON.stringify(vscode.workspace.getConfiguration("nexa", resource))) as NexaSection;
+}
+
+/** Whether runs are allowed for a resource (trust and nexa.runs.enabled). */
+export function runsEnabled(resource?: vscode.Uri): boolean {
+  return vscode.workspace.isTrusted && vscode.workspace.getConfiguration("nexa", resource).get("runs.enabled") !== false;
 }
 
 function workspaceFolderFor(resource: vscode.Uri | undefined): vscode.WorkspaceFolder | undefined {
@@ -72,11 +79,11 @@ function activeNexaUri(): vscode.Uri | undefined {
   return doc?.languageId === LANGUAGE_ID ? doc.uri : undefined;
 }
 
-/** `nexa.server.pythonPath`; in an untrusted workspace only the user value counts. */
-function configuredPythonPath(resource: vscode.Uri | undefined): string | undefined {
+/** A `nexa.server.*` setting; in an untrusted workspace only the user value counts. */
+function serverSetting(key: "pythonPath" | "importStrategy", resource: vscode.Uri | undefined): string | undefined {
   const config = vscode.workspace.getConfiguration("nexa", resource);
-  if (vscode.workspace.isTrusted) return config.get<string>("server.pythonPath");
-  return config.inspect<string>("server.pythonPath")?.globalValue;
+  if (vscode.workspace.isTrusted) return config.get<string>(`server.${key}`);
+  return config.inspect<string>(`server.${key}`)?.globalValue;
 }
 
 export class ServerManager implements vscode.Disposable {
@@ -88,20 +95,31 @@ export class ServerManager implements vscode.Disposable {
   private readonly started = new vscode.EventEmitter<void>();
   private readonly stopped = new vscode.EventEmitter<void>();
   private interceptor: ServerCommandInterceptor | undefined;
+  private secretSource: ProviderSecretSource | undefined;
+  /** Error codes of nexa/documentInfo already logged (once each). */
+  private readonly documentInfoFailures = new Set<number | undefined>();
   private readonly watcher: vscode.FileSystemWatcher;
 
-  /** The server reported a run change, or a command that changes runs finished. */
+  /** The server reported a run change (`nexa/runsChanged`). */
   readonly onRunsChanged = this.runsChanged.event;
   readonly onDidStart = this.started.event;
   readonly onDidStop = this.stopped.event;
 
-  constructor(readonly output: vscode.OutputChannel) {
+  /** @param extensionPath where the extension is installed (its bundled/ folder). */
+  constructor(
+    readonly output: vscode.OutputChannel,
+    private readonly extensionPath: string,
+  ) {
     this.watcher = vscode.workspace.createFileSystemWatcher("**/*.{nx,nxlib}");
     this.disposables.push(this.runsChanged, this.started, this.stopped, this.watcher);
   }
 
   setServerCommandInterceptor(interceptor: ServerCommandInterceptor): void {
     this.interceptor = interceptor;
+  }
+
+  setProviderSecretSource(source: ProviderSecretSource): void {
+    this.secretSource = source;
   }
 
   get isRunning(): boolean {
@@ -143,25 +161,41 @@ export class ServerManager implements vscode.Disposable {
     const folder = workspaceFolderFor(resource);
     // The server runs in the workspace folder when it is a local directory.
     const cwd = folder !== undefined && folder.uri.scheme === "file" && existsSync(folder.uri.fsPath) ? folder.uri.fsPath : undefined;
-    const interpreter = await resolveInterpreter({
-      configured: configuredPythonPath(resource ?? folder?.uri),
-      pythonExtension: loadPythonExtension,
-      resource: resource ?? folder?.uri,
+    const target = resource ?? folder?.uri;
+    const strategy = importStrategy(serverSetting("importStrategy", target));
+    const candidates = await candidateInterpreters({
+      configured: serverSetting("pythonPath", target),
+      pythonExtension: () => activePythonCommand(target),
       pathContext: { workspaceFolder: folder?.uri.fsPath, home: process.env["HOME"] ?? process.env["USERPROFILE"], env: process.env },
     });
-    this.interpreter = interpreter;
-    this.log(`Python: ${describeInterpreter(interpreter)}`);
-
-    const check = classifyModuleCheck(
-      await runProcess(moduleCheckCommandLine(interpreter), cwd !== undefined ? { cwd } : {}),
-    );
-    if (check.status !== "ok") {
-      this.log(`cannot start the server: ${check.status}: ${check.detail}`);
-      void this.reportStartProblem(interpreter, check.status, check.detail);
+    const choice = await findInterpreter(candidates, (line) => runProcess(line, cwd !== undefined ? { cwd } : {}));
+    for (const t of choice.tried) this.log(`Python: ${describeInterpreter(t.interpreter)}: ${t.version ?? ""}${t.problem !== undefined ? ` ${t.problem}` : ""}`.trimEnd());
+    const interpreter = choice.chosen;
+    if (interpreter === undefined) {
+      this.interpreter = candidates[0];
+      void this.reportNoPython(noPythonMessage(choice.tried));
       return;
     }
+    this.interpreter = interpreter;
 
-    const line = serverCommandLine(interpreter);
+    let bundled: BundledServer | undefined;
+    if (strategy === "useBundled") {
+      bundled = this.bundledServer();
+      if (bundled === undefined) {
+        this.log(`no bundled server in ${this.extensionPath}/bundled/libs`);
+        void this.reportNoBundle();
+        return;
+      }
+    } else {
+      const check = classifyModuleCheck(await runProcess(moduleCheckCommandLine(interpreter), cwd !== undefined ? { cwd } : {}));
+      if (check.status !== "ok") {
+        this.log(`cannot start the server: ${check.status}: ${check.detail}`);
+        void this.reportStartProblem(interpreter, check.status, check.detail);
+        return;
+      }
+    }
+
+    const line = serverCommandLine(interpreter, bundled);
     this.log(`starting: ${formatCommandLine(line)}`);
     const serverOptions: ServerOptions = {
       command: line.command,
@@ -171,6 +205,13 @@ export class ServerManager implements vscode.Disposable {
     const client = new LanguageClient(CLIENT_ID, OUTPUT_CHANNEL_NAME, serverOptions, this.clientOptions());
     client.onNotification(RUNS_CHANGED_NOTIFICATION, (params: RunsChangedParams | undefined) => {
       this.runsChanged.fire(params);
+    });
+    // The server asks for a provider key only while a run needs it; the value is never logged.
+    client.onRequest(PROVIDER_SECRET_REQUEST, async (params: unknown) => {
+      const ref = parseSecretRequest(params);
+      const answer = this.secretSource !== undefined ? await this.secretSource(ref) : null;
+      this.log(`${PROVIDER_SECRET_REQUEST} ${ref !== undefined ? `${ref.provider}/${ref.name}` : "(malformed)"}: ${answer !== null ? "answered" : "none"}`);
+      return answer;
     });
     this.client = client;
     try {
@@ -215,17 +256,11 @@ export class ServerManager implements vscode.Disposable {
   private clientOptions(): LanguageClientOptions {
     const middleware: Middleware = {
       workspace: {
+        // The one place settings are changed on their way to the server: workspace trust.
         configuration: async (params, token, next) => {
           const result = await next(params, token);
           if (result instanceof ResponseError) return result;
-          const normalised = params.items.map((item, i) =>
-            overlayServerSettings(
-              item.section,
-              result[i],
-              currentServerSettings(item.scopeUri !== undefined ? vscode.Uri.parse(item.scopeUri) : activeNexaUri()),
-            ),
-          );
-          return enforceTrustOnConfiguration(params.items, normalised, vscode.workspace.isTrusted) as typeof result;
+          return enforceTrustOnConfiguration(params.items, result, vscode.workspace.isTrusted) as typeof result;
         },
       },
       executeCommand: async (command, args, next) => {
@@ -234,9 +269,7 @@ export class ServerManager implements vscode.Disposable {
           finalArgs = await this.interceptor(command, args);
           if (finalArgs === undefined) return undefined;
         }
-        const result: unknown = await next(command, finalArgs);
-        if (changesRuns(command)) this.runsChanged.fire(undefined);
-        return result;
+        return next(command, finalArgs);
       },
     };
     return {
@@ -246,10 +279,34 @@ export class ServerManager implements vscode.Disposable {
       ],
       outputChannel: this.output,
       traceOutputChannel: this.output,
-      initializationOptions: () => initializationOptions(currentServerSettings(activeNexaUri())),
+      initializationOptions: () => initializationOptions(nexaSection(activeNexaUri()), vscode.workspace.isTrusted),
       synchronize: { fileEvents: this.watcher },
       middleware,
     };
+  }
+
+  /** The server shipped in the .vsix, when this build has one. */
+  private bundledServer(): BundledServer | undefined {
+    const launcher = join(this.extensionPath, "bundled", "tool", "launch_server.py");
+    const libs = join(this.extensionPath, "bundled", "libs", PYTHON_MODULE);
+    return existsSync(launcher) && existsSync(libs) ? { launcher } : undefined;
+  }
+
+  private async reportNoPython(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, "Open Settings", "Show Output");
+    if (choice === "Open Settings") void openSetting("nexa.server.pythonPath");
+    else if (choice === "Show Output") this.output.show(true);
+  }
+
+  private async reportNoBundle(): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(
+      "Nexa: this build of the extension carries no bundled language server (bundled/libs). " +
+        "Build it with `npm run bundle:server`, or set nexa.server.importStrategy to fromEnvironment and install nexa-lsp.",
+      "Open Settings",
+      "Show Output",
+    );
+    if (choice === "Open Settings") void openSetting("nexa.server.importStrategy");
+    else if (choice === "Show Output") this.output.show(true);
   }
 
   private async reportStartProblem(interpreter: Interpreter, status: string, detail: string): Promise<void> {
@@ -305,21 +362,34 @@ export class ServerManager implements vscode.Disposable {
   async executeCommand(request: CommandRequest): Promise<unknown> {
     const client = this.client;
     if (client === undefined || client.state !== State.Running) throw new ServerNotRunningError();
-    const result: unknown = await client.sendRequest(ExecuteCommandRequest.type, {
+    return client.sendRequest(ExecuteCommandRequest.type, {
       command: request.command,
       arguments: request.arguments,
     });
-    if (changesRuns(request.command)) this.runsChanged.fire(undefined);
-    return result;
   }
 
-  /** Pushes the `nexa` settings after a change (or a trust grant). */
-  pushConfiguration(): void {
+  /** `nexa/documentInfo` for an open document; undefined when the server is not running or cannot answer. */
+  async documentInfo(uri: string): Promise<DocumentInfo | undefined> {
+    const client = this.client;
+    if (client === undefined || client.state !== State.Running) return undefined;
+    try {
+      return parseDocumentInfo(await client.sendRequest(DOCUMENT_INFO_REQUEST, { textDocument: { uri } }));
+    } catch (err) {
+      const code = err instanceof ResponseError ? err.code : undefined;
+      if (!this.documentInfoFailures.has(code)) {
+        this.documentInfoFailures.add(code);
+        this.log(`${DOCUMENT_INFO_REQUEST}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      return undefined;
+    }
+  }
+
+  /** Tells the server the settings changed; it pulls them with workspace/configuration (no body). */
+  notifyConfigurationChanged(): void {
     const client = this.client;
     if (client === undefined || client.state !== State.Running) return;
-    const settings = currentServerSettings(activeNexaUri());
     void client
-      .sendNotification(DidChangeConfigurationNotification.type, { settings: { nexa: settings } })
+      .sendNotification(DidChangeConfigurationNotification.type, { settings: null })
       .catch((err: unknown) => this.log(`didChangeConfiguration: ${String(err)}`));
   }
 

@@ -7,15 +7,8 @@
 import { SERVER_COMMANDS, type ServerCommand } from "./constants";
 import { parseRunSummary, type RunAction, type RunSummary, type ToolCallRef } from "./runsModel";
 
-export interface RunConfig {
-  timeout?: number;
-  token_budget?: number;
-  tool_call_budget?: number;
-  model?: string;
-  provider?: string;
-  working_directory?: string;
-  artifact_directory?: string;
-}
+/** Run settings as the user typed them (docs/commands.md); the server validates them. */
+export type RunConfig = Record<string, unknown>;
 
 export interface ExecuteArgs {
   uri: string;
@@ -64,32 +57,16 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
-/** Keeps only the known, non-empty config fields; undefined when nothing is left. */
-export function cleanConfig(config: RunConfig | undefined): RunConfig | undefined {
-  if (config === undefined) return undefined;
-  const out: RunConfig = {};
-  for (const key of ["timeout", "token_budget", "tool_call_budget"] as const) {
-    const v = config[key];
-    if (typeof v === "number" && Number.isFinite(v) && v > 0) out[key] = v;
-  }
-  for (const key of ["model", "provider", "working_directory", "artifact_directory"] as const) {
-    const v = config[key];
-    if (typeof v === "string" && v.trim() !== "") out[key] = v.trim();
-  }
-  return Object.keys(out).length > 0 ? out : undefined;
-}
-
 export function executeRequest(uri: string, agent: string, task: string, config?: RunConfig): CommandRequest<ExecuteArgs> {
   const args: ExecuteArgs = { uri: required(uri, "uri"), agent: required(agent, "agent").trim(), task: required(task, "task") };
-  const c = cleanConfig(config);
-  if (c !== undefined) args.config = c;
+  // Sent as typed: the server validates it (RunConfig.from_dict) and says what is wrong.
+  if (config !== undefined) args.config = config;
   return { command: SERVER_COMMANDS.execute, arguments: [args] };
 }
 
 export function continueRequest(runId: string, input: string, config?: RunConfig): CommandRequest<ContinueArgs> {
   const args: ContinueArgs = { run_id: required(runId, "run_id"), input: required(input, "input") };
-  const c = cleanConfig(config);
-  if (c !== undefined) args.config = c;
+  if (config !== undefined) args.config = config;
   return { command: SERVER_COMMANDS.continue, arguments: [args] };
 }
 
@@ -165,86 +142,6 @@ export function serverCommandForAction(action: RunAction): ServerCommand {
   }
 }
 
-// ------------------------------------------------------------------ agents
-
-export interface AgentDeclaration {
-  name: string;
-  /** Zero-based line and character of the name. */
-  line: number;
-  character: number;
-  offset: number;
-}
-
-/**
- * Blanks out comments and string contents (keeping offsets and newlines), so
- * that a regex over the result only sees code.
- */
-export function maskCommentsAndStrings(text: string): string {
-  const out = text.split("");
-  const n = text.length;
-  const blank = (from: number, to: number): void => {
-    for (let k = from; k < to && k < n; k++) if (out[k] !== "\n") out[k] = " ";
-  };
-  let i = 0;
-  while (i < n) {
-    if (text.startsWith("//", i)) {
-      const eol = text.indexOf("\n", i);
-      const end = eol === -1 ? n : eol;
-      blank(i, end);
-      i = end;
-    } else if (text.startsWith("/*", i)) {
-      const close = text.indexOf("*/", i + 2);
-      const end = close === -1 ? n : close + 2;
-      blank(i, end);
-      i = end;
-    } else if (text.startsWith('"""', i)) {
-      const close = text.indexOf('"""', i + 3);
-      const end = close === -1 ? n : close + 3;
-      blank(i, end);
-      i = end;
-    } else if (text.charAt(i) === '"') {
-      const close = text.indexOf('"', i + 1);
-      const end = close === -1 ? n : close + 1;
-      blank(i, end);
-      i = end;
-    } else {
-      i++;
-    }
-  }
-  return out.join("");
-}
-
-const AGENT_DECL = /(?<![A-Za-z0-9_.@])agent[ \t\r\n]+([A-Za-z_][A-Za-z0-9_]*)/g;
-
-/** Agents declared in a Nexa source (a regex over the code, not a parse). */
-export function findAgents(text: string): AgentDeclaration[] {
-  const code = maskCommentsAndStrings(text);
-  const out: AgentDeclaration[] = [];
-  const lineStarts = [0];
-  for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) === 10) lineStarts.push(k + 1);
-  for (const m of code.matchAll(AGENT_DECL)) {
-    const name = m[1];
-    if (name === undefined || m.index === undefined) continue;
-    const offset = m.index + m[0].length - name.length;
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((lineStarts[mid] ?? 0) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    out.push({ name, line: lo, character: offset - (lineStarts[lo] ?? 0), offset });
-  }
-  return out;
-}
-
-/** The agent whose declaration is closest above (or on) a line. */
-export function agentAtLine(agents: readonly AgentDeclaration[], line: number): AgentDeclaration | undefined {
-  let best: AgentDeclaration | undefined;
-  for (const a of agents) if (a.line <= line && (best === undefined || a.line >= best.line)) best = a;
-  return best;
-}
-
 // ------------------------------------------------------ invocation arguments
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -265,8 +162,9 @@ export interface ExecuteTarget {
 export function executeTargetFromArg(arg: unknown, uriToString?: (value: unknown) => string | undefined): ExecuteTarget {
   const target: ExecuteTarget = {};
   if (typeof arg === "string") {
-    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(arg)) target.agent = arg;
-    else if (arg !== "") target.uri = arg;
+    // A uri has a scheme ("file:..."); anything else names an agent (the server checks it).
+    if (arg.includes(":")) target.uri = arg;
+    else if (arg.trim() !== "") target.agent = arg.trim();
     return target;
   }
   if (!isRecord(arg)) return target;
@@ -346,19 +244,6 @@ export function withInput(args: readonly unknown[], field: "task" | "agent" | "i
   const first = isRecord(args[0]) ? { ...args[0] } : {};
   first[field] = value;
   return [first, ...args.slice(1)];
-}
-
-/** Commands after which the runs view should be refreshed. */
-export function changesRuns(command: string): boolean {
-  return (
-    command === SERVER_COMMANDS.execute ||
-    command === SERVER_COMMANDS.resume ||
-    command === SERVER_COMMANDS.continue ||
-    command === SERVER_COMMANDS.approve ||
-    command === SERVER_COMMANDS.deny ||
-    command === SERVER_COMMANDS.cancel ||
-    command === SERVER_COMMANDS.recover
-  );
 }
 
 // ------------------------------------------------------------------ results

@@ -43,6 +43,8 @@ export const CLIENT_COMMANDS = {
   refreshRuns: "nexa.client.refreshRuns",
   showOutput: "nexa.client.showOutput",
   versionStatusClicked: "nexa.client.versionStatusClicked",
+  setProviderApiKey: "nexa.client.setProviderApiKey",
+  removeProviderApiKey: "nexa.client.removeProviderApiKey",
 } as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[keyof typeof CLIENT_COMMANDS];
 
@@ -52,5 +54,6 @@ export const RUNS_CHANGED_NOTIFICATION = "nexa/runsChanged";
 /** Context keys set by the extension (used in `when` clauses of package.json). */
 export const CONTEXT_KEYS = {
   extensionActive: "nexa.extensionActive",
-  activeFileIsV24: "nexa.activeFileIsV24",
+  /** The server says the active file's migration to Nexa 3.0 is ready (safe automatic fixes). */
+  activeFileCanMigrate: "nexa.activeFileCanMigrate",
 } as const;

@@ -1,14 +1,28 @@
 /**
  * Which Python runs the language server, and how it is launched.
  *
- * Order: the `nexa.server.pythonPath` setting, else the interpreter selected
- * in the Python extension (ms-python.python) when it is installed, else
- * `python3`. The server is `<python> -m nexa_lsp`.
+ * Candidates, in order: the `nexa.server.pythonPath` setting (alone when it
+ * is set), else the interpreter selected in the Python extension
+ * (ms-python.python), then `python3` and `python` on PATH. The first one that
+ * is Python 3.11 or newer runs the server:
+ * - `useBundled` (default): `<python> <extension>/bundled/tool/launch_server.py`,
+ *   the server and its pure-Python dependencies shipped in the .vsix;
+ * - `fromEnvironment`: `<python> -m nexa_lsp`, installed by the user.
  */
 
 import { PIP_PACKAGE, PYTHON_MODULE } from "./constants";
 
 export type InterpreterSource = "setting" | "python-extension" | "default";
+
+export type ImportStrategy = "useBundled" | "fromEnvironment";
+export const IMPORT_STRATEGIES: readonly ImportStrategy[] = ["useBundled", "fromEnvironment"];
+
+export function importStrategy(value: unknown): ImportStrategy {
+  return value === "fromEnvironment" ? "fromEnvironment" : "useBundled";
+}
+
+/** The oldest Python the server runs on (pyproject.toml: requires-python >= 3.11). */
+export const MIN_PYTHON: readonly [number, number] = [3, 11];
 
 export interface Interpreter {
   /** Executable to spawn. */
@@ -23,31 +37,9 @@ export interface CommandLine {
   args: string[];
 }
 
-/** Environment path as the Python extension's environments API reports it. */
-export interface PythonEnvironmentPath {
-  id: string;
-  path: string;
-}
-
-export interface ResolvedPythonEnvironment {
-  executable: { uri?: { fsPath: string } | undefined };
-}
-
-/** The part of the ms-python.python API this extension uses. Both the
- * environments API and the older `settings.getExecutionDetails` are accepted. */
-export interface PythonExtensionApi {
-  environments?: {
-    getActiveEnvironmentPath(resource?: unknown): PythonEnvironmentPath | undefined;
-    resolveEnvironment?(
-      environment: PythonEnvironmentPath | string,
-    ): Promise<ResolvedPythonEnvironment | undefined> | ResolvedPythonEnvironment | undefined;
-  };
-  settings?: {
-    getExecutionDetails(resource?: unknown): { execCommand: string[] | undefined };
-  };
-}
-
 export const DEFAULT_PYTHON = "python3";
+/** Commands tried on PATH when neither the setting nor the Python extension names an interpreter. */
+export const PATH_PYTHONS: readonly string[] = ["python3", "python"];
 
 export interface PathContext {
   /** fsPath of the workspace folder, for `${workspaceFolder}`. */
@@ -72,73 +64,123 @@ export function expandPath(value: string, ctx: PathContext): string {
   return out;
 }
 
-/** Asks the Python extension for the selected interpreter. Never throws. */
-export async function interpreterFromPythonExtension(
-  api: PythonExtensionApi | undefined,
-  resource?: unknown,
-): Promise<string[] | undefined> {
-  if (api === undefined) return undefined;
-  try {
-    const envs = api.environments;
-    if (envs !== undefined) {
-      const active = envs.getActiveEnvironmentPath(resource);
-      if (active !== undefined) {
-        if (envs.resolveEnvironment !== undefined) {
-          const resolved = await envs.resolveEnvironment(active);
-          const fsPath = resolved?.executable.uri?.fsPath;
-          if (fsPath !== undefined && fsPath !== "") return [fsPath];
-        }
-        if (active.path !== "") return [active.path];
-      }
-    }
-  } catch {
-    // fall through to the older API
-  }
-  try {
-    const exec = api.settings?.getExecutionDetails(resource).execCommand;
-    if (exec !== undefined) {
-      const parts = exec.filter((p) => p !== "");
-      if (parts.length > 0) return parts;
-    }
-  } catch {
-    // ignore: the default applies
-  }
-  return undefined;
-}
-
 export interface ResolveOptions {
   /** Value of `nexa.server.pythonPath` ("" or undefined when unset). */
   configured: string | undefined;
-  /** Loads the Python extension API; undefined when the extension is absent. */
-  pythonExtension?: () => Promise<PythonExtensionApi | undefined>;
-  resource?: unknown;
+  /** The Python extension's active interpreter as a command (e.g. `["/env/bin/python"]`);
+   * undefined when the extension is absent or has none. May throw. */
+  pythonExtension?: () => Promise<readonly string[] | undefined>;
   pathContext?: PathContext;
-  fallback?: string;
+  pathCommands?: readonly string[];
 }
 
-export async function resolveInterpreter(options: ResolveOptions): Promise<Interpreter> {
+/** The interpreters to try, in order (see the module comment). Never throws. */
+export async function candidateInterpreters(options: ResolveOptions): Promise<Interpreter[]> {
   const configured = options.configured?.trim() ?? "";
   if (configured !== "") {
-    return { command: expandPath(configured, options.pathContext ?? {}), prefixArgs: [], source: "setting" };
+    return [{ command: expandPath(configured, options.pathContext ?? {}), prefixArgs: [], source: "setting" }];
   }
+  const out: Interpreter[] = [];
   if (options.pythonExtension !== undefined) {
-    let api: PythonExtensionApi | undefined;
+    let parts: readonly string[] | undefined;
     try {
-      api = await options.pythonExtension();
+      parts = (await options.pythonExtension())?.filter((p) => p !== "");
     } catch {
-      api = undefined;
+      parts = undefined;
     }
-    const parts = await interpreterFromPythonExtension(api, options.resource);
-    if (parts !== undefined) {
+    if (parts !== undefined && parts.length > 0) {
       const [command, ...prefixArgs] = parts as [string, ...string[]];
-      return { command, prefixArgs, source: "python-extension" };
+      out.push({ command, prefixArgs, source: "python-extension" });
     }
   }
-  return { command: options.fallback ?? DEFAULT_PYTHON, prefixArgs: [], source: "default" };
+  for (const command of options.pathCommands ?? PATH_PYTHONS) out.push({ command, prefixArgs: [], source: "default" });
+  return out;
 }
 
-/** `<python> -m nexa_lsp`: exactly how the server is started. */
-export function serverCommandLine(interpreter: Interpreter): CommandLine {
+/** `<python> -c "..."` printing `major.minor.micro`. */
+export function versionCheckCommandLine(interpreter: Interpreter): CommandLine {
+  return {
+    command: interpreter.command,
+    args: [...interpreter.prefixArgs, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+  };
+}
+
+/** `[major, minor, micro]` from the version check's output. */
+export function parsePythonVersion(stdout: string): [number, number, number] | undefined {
+  const m = /^(\d+)\.(\d+)\.(\d+)\s*$/m.exec(stdout);
+  return m === null ? undefined : [Number(m[1]), Number(m[2]), Number(m[3])];
+}
+
+export function isSupportedPython(version: readonly number[]): boolean {
+  const [major = 0, minor = 0] = version;
+  return major > MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor >= MIN_PYTHON[1]);
+}
+
+export interface ProbedInterpreter {
+  interpreter: Interpreter;
+  /** "3.12.1" when the interpreter ran. */
+  version?: string;
+  /** Why it cannot run the server (not found, too old, failed). */
+  problem?: string;
+}
+
+export interface InterpreterChoice {
+  chosen?: Interpreter & { version: string };
+  /** Every candidate looked at, in order, with what was found. */
+  tried: ProbedInterpreter[];
+}
+
+/** Tries the candidates in order; the first Python 3.11+ wins. */
+export async function findInterpreter(
+  candidates: readonly Interpreter[],
+  run: (line: CommandLine) => Promise<ProcessResult>,
+): Promise<InterpreterChoice> {
+  const tried: ProbedInterpreter[] = [];
+  for (const interpreter of candidates) {
+    const result = await run(versionCheckCommandLine(interpreter));
+    const version = result.code === 0 ? parsePythonVersion(result.stdout) : undefined;
+    if (version === undefined) {
+      const problem =
+        result.errorCode === "ENOENT" || result.errorCode === "EACCES"
+          ? "not found"
+          : `failed: ${lastLine(result.stderr) || result.errorMessage || `exit code ${String(result.code)}`}`;
+      tried.push({ interpreter, problem });
+      continue;
+    }
+    const text = version.join(".");
+    if (!isSupportedPython(version)) {
+      tried.push({ interpreter, version: text, problem: `Python ${text} is older than ${MIN_PYTHON.join(".")}` });
+      continue;
+    }
+    tried.push({ interpreter, version: text });
+    return { chosen: { ...interpreter, version: text }, tried };
+  }
+  return { tried };
+}
+
+/** The one message shown when no candidate is Python 3.11+: what was tried and what to install. */
+export function noPythonMessage(tried: readonly ProbedInterpreter[]): string {
+  const list = tried.map((t) => `${[t.interpreter.command, ...t.interpreter.prefixArgs].join(" ")} (${t.problem ?? "unusable"})`).join(", ");
+  return (
+    `Nexa: the language server needs Python ${MIN_PYTHON.join(".")} or newer, and none was found` +
+    (list !== "" ? ` (tried: ${list})` : "") +
+    `. Install Python ${MIN_PYTHON.join(".")}+ (python.org, or your system's package manager, e.g. \`apt install python3\`), ` +
+    "then restart the server, or set nexa.server.pythonPath to a Python 3.11+ interpreter."
+  );
+}
+
+/** Where the bundled server lives inside the installed extension. */
+export interface BundledServer {
+  /** `<extension>/bundled/tool/launch_server.py`. */
+  launcher: string;
+}
+
+/**
+ * Exactly how the server is started: `<python> -m nexa_lsp` from the
+ * environment, or `<python> <launcher>` for the bundled copy.
+ */
+export function serverCommandLine(interpreter: Interpreter, bundled?: BundledServer): CommandLine {
+  if (bundled !== undefined) return { command: interpreter.command, args: [...interpreter.prefixArgs, bundled.launcher] };
   return { command: interpreter.command, args: [...interpreter.prefixArgs, "-m", PYTHON_MODULE] };
 }
 
@@ -169,7 +211,7 @@ export function describeInterpreter(interpreter: Interpreter): string {
       ? "from the nexa.server.pythonPath setting"
       : interpreter.source === "python-extension"
         ? "selected in the Python extension"
-        : "default";
+        : "on PATH";
   return `${[interpreter.command, ...interpreter.prefixArgs].join(" ")} (${where})`;
 }
 

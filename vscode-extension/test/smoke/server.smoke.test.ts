@@ -11,7 +11,7 @@
 
 import { strict as assert } from "node:assert";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -26,7 +26,8 @@ import { listRunsRequest } from "../../src/logic/commandArgs";
 import { LANGUAGE_ID } from "../../src/logic/constants";
 import { serverCommandLine, type Interpreter } from "../../src/logic/interpreter";
 import { parseListRunsResult } from "../../src/logic/runsModel";
-import { enforceTrustOnConfigurationItem, initializationOptions, readServerSettings } from "../../src/logic/settings";
+import { DOCUMENT_INFO_REQUEST, parseDocumentInfo } from "../../src/logic/documentInfo";
+import { enforceTrustOnConfigurationItem, initializationOptions, nestSettings } from "../../src/logic/settings";
 
 // out/test/smoke -> vscode-extension/
 const EXTENSION_ROOT = resolve(__dirname, "..", "..", "..");
@@ -84,7 +85,11 @@ describe("nexa_lsp over stdio, started like the extension", () => {
   const interpreter: Interpreter = { command: python, prefixArgs: [], source: "default" };
   const workspace = mkdtempSync(join(tmpdir(), "nexa-smoke-"));
   const docUri = pathToFileURL(join(workspace, "broken.nx")).href;
-  const settings = readServerSettings(() => undefined, true);
+  // Section nexa as VS Code answers it with every setting at its package.json default.
+  const pkg = JSON.parse(readFileSync(join(EXTENSION_ROOT, "package.json"), "utf8")) as {
+    contributes: { configuration: { properties: Record<string, { default: unknown }> } };
+  };
+  const settings = nestSettings(Object.fromEntries(Object.entries(pkg.contributes.configuration.properties).map(([k, v]) => [k, v.default])));
   let proc: ChildProcessWithoutNullStreams;
   let connection: MessageConnection;
   let stderr = "";
@@ -114,7 +119,7 @@ describe("nexa_lsp over stdio, started like the extension", () => {
       connection.onRequest("workspace/configuration", (params: { items: { section?: string }[] }) =>
         params.items.map((item) =>
           item.section === "nexa" || item.section === undefined
-            ? enforceTrustOnConfigurationItem("nexa", initializationOptions(settings), true)
+            ? enforceTrustOnConfigurationItem("nexa", settings, true)
             : null,
         ),
       );
@@ -147,7 +152,7 @@ describe("nexa_lsp over stdio, started like the extension", () => {
         clientInfo: { name: "nexa-smoke", version: "0" },
         rootUri: pathToFileURL(workspace).href,
         workspaceFolders: [{ uri: pathToFileURL(workspace).href, name: "smoke" }],
-        initializationOptions: initializationOptions(settings),
+        initializationOptions: initializationOptions(settings, true),
         capabilities: {
           workspace: { configuration: true, workspaceFolders: true, executeCommand: { dynamicRegistration: false } },
           textDocument: {
@@ -180,6 +185,33 @@ describe("nexa_lsp over stdio, started like the extension", () => {
     );
     assert.ok(diags.length >= 1);
     for (const d of diags) assert.equal(typeof d.message, "string");
+  });
+
+  it("nexa/documentInfo answers per protocol (agents, migration)", async (t) => {
+    let result: unknown;
+    try {
+      result = await withTimeout(
+        connection.sendRequest(DOCUMENT_INFO_REQUEST, { textDocument: { uri: docUri } }),
+        "the nexa/documentInfo result",
+        serverStderr,
+        exitPromise,
+      );
+    } catch (err) {
+      if ((err as { code?: number }).code === -32601) {
+        t.skip("this server has no nexa/documentInfo yet");
+        return;
+      }
+      throw err;
+    }
+    const info = parseDocumentInfo(result);
+    assert.ok(info !== undefined, `a documentInfo result: ${JSON.stringify(result)}`);
+    assert.equal(info.uri, docUri);
+    assert.equal(info.languagePath, "2.4");
+    assert.deepEqual(info.agents.map((a) => a.name), ["Broken"]);
+    const unknown = await connection
+      .sendRequest(DOCUMENT_INFO_REQUEST, { textDocument: { uri: `${docUri}.not-open.nx` } })
+      .then(() => undefined, (err: { code?: number }) => err.code);
+    assert.equal(unknown, -32803, "a document that is not open is a RequestFailed error");
   });
 
   it("nexa.listRuns answers {runs: [...]}", async () => {

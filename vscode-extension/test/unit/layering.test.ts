@@ -38,6 +38,7 @@ describe("layering", () => {
       Object.fromEntries(Object.entries(p).map(([k, v]) => [k, v.default])),
       {
         "nexa.server.pythonPath": "",
+        "nexa.server.importStrategy": "useBundled",
         "nexa.trace.server": "off",
         "nexa.runs.enabled": true,
         "nexa.runs.store": ".nexa/runs.sqlite3",

@@ -7,6 +7,18 @@
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** The settings' defaults from package.json, as VS Code applies them. */
+const DEFAULTS: Map<string, unknown> = (() => {
+  // out/test/unit/support -> vscode-extension/
+  const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "..", "package.json"), "utf8")) as {
+    contributes: { configuration: { properties: Record<string, { default: unknown }> } };
+  };
+  return new Map(Object.entries(pkg.contributes.configuration.properties).map(([k, v]) => [k, v.default]));
+})();
+
 type Listener<T> = (e: T) => unknown;
 
 export class Disposable {
@@ -21,10 +33,11 @@ export class Disposable {
 
 export class EventEmitter<T> {
   private listeners: Listener<T>[] = [];
-  readonly event = (listener: Listener<T>): Disposable => {
-    this.listeners.push(listener);
+  readonly event = (listener: Listener<T>, thisArgs?: unknown): Disposable => {
+    const bound: Listener<T> = thisArgs !== undefined ? listener.bind(thisArgs) : listener;
+    this.listeners.push(bound);
     return new Disposable(() => {
-      this.listeners = this.listeners.filter((l) => l !== listener);
+      this.listeners = this.listeners.filter((l) => l !== bound);
     });
   };
   fire(e: T): void {
@@ -181,6 +194,18 @@ export interface StubState {
   terminals: { name?: string; shellPath?: string; shellArgs?: string[] }[];
   /** Answers for showInputBox, in order; undefined = cancelled. */
   inputAnswers: (string | undefined)[];
+  /** The options of every input box shown. */
+  inputBoxes: { value?: string | undefined; prompt?: string | undefined; title?: string | undefined; password?: boolean }[];
+  /** Documents shown with showTextDocument, with their options. */
+  shownDocuments: { uri: string; options: unknown }[];
+  /** config.update calls: full key, value, target. */
+  updates: { key: string; value: unknown; target: unknown }[];
+  /** What the extension stored in its SecretStorage. */
+  secrets: Map<string, string>;
+  /** The extension's globalState. */
+  globalState: Map<string, unknown>;
+  /** The output channels, closed or not. */
+  channels: { name: string; closed: boolean }[];
   /** Chooses a quick pick item (by label); undefined = cancelled. */
   quickPickAnswers: (string | undefined)[];
   /** Chooses a message button; undefined = dismissed. */
@@ -239,13 +264,13 @@ function withFallback<T extends object>(path: string, obj: T, state: StubState):
 
 function configuration(state: StubState, section: string | undefined): any {
   const full = (key: string): string => (section !== undefined && section !== "" ? `${section}.${key}` : key);
-  const lookup = (key: string): unknown => {
-    const k = full(key);
-    if (state.settings.has(k)) return state.settings.get(k);
-    const prefix = `${k}.`;
+  // Defaults, overlaid by the settings (keys "user:..." hold the user-level values for inspect).
+  const effective = new Map(DEFAULTS);
+  for (const [name, value] of state.settings) if (!name.startsWith("user:")) effective.set(name, value);
+  const nested = (prefix: string): Record<string, unknown> | undefined => {
     let found = false;
     const obj: Record<string, unknown> = {};
-    for (const [name, value] of state.settings) {
+    for (const [name, value] of effective) {
       if (!name.startsWith(prefix)) continue;
       found = true;
       const parts = name.slice(prefix.length).split(".");
@@ -255,12 +280,26 @@ function configuration(state: StubState, section: string | undefined): any {
     }
     return found ? obj : undefined;
   };
-  return {
+  const lookup = (key: string): unknown => {
+    const k = full(key);
+    return effective.has(k) ? effective.get(k) : nested(`${k}.`);
+  };
+  // Like VS Code, the object also carries the section's content (what JSON.stringify shows).
+  const content = section !== undefined && section !== "" ? (nested(`${section}.`) ?? {}) : {};
+  return Object.assign(Object.create({
     get: (key: string, dflt?: unknown) => lookup(key) ?? dflt,
     has: (key: string) => lookup(key) !== undefined,
     inspect: (key: string) => ({ key: full(key), globalValue: state.settings.get(`user:${full(key)}`) }),
-    update: async () => undefined,
-  };
+    update: async (key: string, value: unknown, target?: unknown) => {
+      state.updates.push({ key: full(key), value, target });
+      if (target === 1) {
+        if (value === undefined) state.settings.delete(`user:${full(key)}`);
+        else state.settings.set(`user:${full(key)}`, value);
+      }
+      if (value === undefined) state.settings.delete(full(key));
+      else state.settings.set(full(key), value);
+    },
+  }), content);
 }
 
 export function createVscodeStub(): { module: any; state: StubState } {
@@ -278,6 +317,12 @@ export function createVscodeStub(): { module: any; state: StubState } {
     output: [],
     terminals: [],
     inputAnswers: [],
+    inputBoxes: [],
+    shownDocuments: [],
+    channels: [],
+    updates: [],
+    secrets: new Map(),
+    globalState: new Map(),
     quickPickAnswers: [],
     messageAnswer: () => undefined,
     unknown: new Set(),
@@ -313,16 +358,27 @@ export function createVscodeStub(): { module: any; state: StubState } {
       onDidChangeActiveTextEditor: state.emitters.activeEditor.event,
       onDidChangeVisibleTextEditors: noEvent,
       onDidCloseTerminal: noEvent,
-      createOutputChannel: (name: string) => ({
-        name,
-        append: (v: string) => state.output.push(v),
-        appendLine: (v: string) => state.output.push(v),
-        replace: () => undefined,
-        clear: () => undefined,
-        show: () => undefined,
-        hide: () => undefined,
-        dispose: () => undefined,
-      }),
+      createOutputChannel: (name: string) => {
+        // Like VS Code: a write after dispose throws.
+        const channel = { name, closed: false };
+        state.channels.push(channel);
+        const write = (v: string): void => {
+          if (channel.closed) throw new Error("Channel has been closed");
+          state.output.push(v);
+        };
+        return {
+          name,
+          append: write,
+          appendLine: write,
+          replace: write,
+          clear: () => write(""),
+          show: () => write(""),
+          hide: () => undefined,
+          dispose: () => {
+            channel.closed = true;
+          },
+        };
+      },
       createStatusBarItem: () => {
         const item = {
           text: "",
@@ -356,7 +412,8 @@ export function createVscodeStub(): { module: any; state: StubState } {
       showInformationMessage: message("info"),
       showWarningMessage: message("warning"),
       showErrorMessage: message("error"),
-      showInputBox: async (options: { validateInput?: (v: string) => unknown }) => {
+      showInputBox: async (options: { validateInput?: (v: string) => unknown; value?: string; prompt?: string; title?: string; password?: boolean }) => {
+        state.inputBoxes.push({ value: options.value, prompt: options.prompt, title: options.title, password: options.password === true });
         const answer = state.inputAnswers.shift();
         if (answer !== undefined && options.validateInput !== undefined && options.validateInput(answer) !== undefined) {
           throw new Error(`input box rejected ${JSON.stringify(answer)}`);
@@ -368,7 +425,10 @@ export function createVscodeStub(): { module: any; state: StubState } {
         const label = state.quickPickAnswers.shift();
         return label === undefined ? undefined : list.find((i) => i.label === label);
       },
-      showTextDocument: async () => undefined,
+      showTextDocument: async (uri: unknown, options?: unknown) => {
+        state.shownDocuments.push({ uri: String(uri), options });
+        return undefined;
+      },
     },
     state,
   );
@@ -473,6 +533,7 @@ export function createVscodeStub(): { module: any; state: StubState } {
       CancellationError,
       TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
       StatusBarAlignment: { Left: 1, Right: 2 },
+      ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
       ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
       DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
       window,
@@ -498,5 +559,39 @@ export function installVscodeStub(stub: unknown): () => void {
   };
   return () => {
     Module._load = original;
+  };
+}
+
+/** An ExtensionContext for the stub: subscriptions, extensionPath, SecretStorage and globalState in `state`. */
+export function createContext(state: StubState, extensionPath: string): {
+  subscriptions: { dispose(): unknown }[];
+  extensionPath: string;
+  secrets: unknown;
+  globalState: unknown;
+} {
+  const changed = new EventEmitter<{ key: string }>();
+  return {
+    subscriptions: [],
+    extensionPath,
+    secrets: {
+      get: async (key: string) => state.secrets.get(key),
+      store: async (key: string, value: string) => {
+        state.secrets.set(key, value);
+        changed.fire({ key });
+      },
+      delete: async (key: string) => {
+        state.secrets.delete(key);
+        changed.fire({ key });
+      },
+      onDidChange: changed.event,
+    },
+    globalState: {
+      get: (key: string, dflt?: unknown) => (state.globalState.has(key) ? state.globalState.get(key) : dflt),
+      update: async (key: string, value: unknown) => {
+        state.globalState.set(key, value);
+      },
+      keys: () => [...state.globalState.keys()],
+      setKeysForSync: () => undefined,
+    },
   };
 }
