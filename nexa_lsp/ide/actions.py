@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from nexa_lsp.analysis.fixes import apply_edits, apply_fixes, select_fixes
+from nexa_lsp.analysis.migration import migrate_source
 from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Severity, TextEdit
 from nexa_lsp.syntax.source import ParsedChunk, SourceFile, parse_source
 from nexa_lsp.syntax.tree import Anchor
@@ -131,12 +132,7 @@ class MigrationPlan:
 
 def migration_plan(source: SourceFile) -> MigrationPlan:
     """Ask the migration lints (``migrate_source``) how this file moves to Nexa 3.0."""
-    from nexa_lsp.analysis import migration
-
-    migrate = getattr(migration, "migrate_source", None)
-    if migrate is None:
-        return MigrationPlan(None, [], available=False)
-    result = migrate(source.text, source)
+    result = migrate_source(source.text, source)
     if not result.migrated:
         return MigrationPlan(None, sorted({d.code for d in result.blockers}))
     return MigrationPlan([Edit(e.span.start, e.span.end, e.new_text) for e in result.edits], [])

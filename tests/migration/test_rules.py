@@ -119,6 +119,16 @@ def test_nxm003_unbound_earlier_run_has_no_automatic_fix_but_offers_binding() ->
     assert migrate_source(body).blocked
 
 
+def test_nxm003_binding_picks_a_name_no_variable_or_python_code_of_the_file_uses() -> None:
+    body = AGENTS + (
+        'flow other {\n    writer_run = "taken"\n    print(writer_run)\n}\n'
+        'flow main {\n    python! """\nprint(writer_run_2)\n"""\n    Writer.run("a")\n    Writer.run("b")\n}\n'
+    )
+    bind = fix_titled(only(V30 + body, "NXM003"), "Bind the earlier run of Writer")
+    assert "`writer_run_3`" in bind.title
+    assert 'writer_run_3 = Writer.run("a")' in apply(V30 + body, bind)
+
+
 def test_nxm003_reassigned_variable_or_pipeline_run_cannot_be_continued() -> None:
     reassigned = AGENTS + 'flow main {\n    d = Writer.run("a")\n    d = "x"\n    Writer.run("b")\n}\n'
     diag = only(V30 + reassigned, "NXM003")

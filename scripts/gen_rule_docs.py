@@ -1,0 +1,150 @@
+"""Write the rule sections of docs/diagnostics.md and docs/migration.md from the rule modules.
+
+Usage: scripts/gen_rule_docs.py [--check]
+
+Every rule module (``nexa_lsp/analysis/migration/rules/nxm*.py``,
+``nexa_lsp/analysis/semantic/rules/nx*.py``) starts with a docstring in fixed sections:
+
+    CODE: title.
+
+    ## What it does
+    ## Why is this bad?
+    ## Example
+    ## Fix safety
+
+The generated text replaces what lies between ``<!-- generated: NAME -->`` and
+``<!-- end generated: NAME -->`` in the docs. ``--check`` writes nothing and exits with
+status 1 when a file is out of date (the test suite runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from nexa_lsp.analysis.migration.rules import RULES as MIGRATION_RULES  # noqa: E402
+from nexa_lsp.analysis.semantic.rules import RULES as SEMANTIC_RULES  # noqa: E402
+from nexa_lsp.syntax.diagnostics import CodeInfo, Severity  # noqa: E402
+
+SECTIONS = ("What it does", "Why is this bad?", "Example", "Fix safety")
+
+
+@dataclass(frozen=True, slots=True)
+class RuleDoc:
+    code: str
+    title: str
+    info: CodeInfo
+    sections: dict[str, str]
+
+
+def rule_doc(module: ModuleType) -> RuleDoc:
+    """The documentation of one rule module; fails loudly when a section is missing."""
+    doc = module.__doc__ or ""
+    head, _sep, rest = doc.strip().partition("\n")
+    match = re.fullmatch(r"(NX[A-Z]*\d+): (.+)\.", head.strip())
+    if match is None or match.group(1) != module.CODE:
+        raise SystemExit(f"{module.__name__}: the docstring must start with '{module.CODE}: title.'")
+    parts = re.split(r"^## (.+)$", rest, flags=re.M)
+    sections = {name.strip(): body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
+    if tuple(sections) != SECTIONS:
+        raise SystemExit(f"{module.__name__}: sections must be {SECTIONS}, found {tuple(sections)}")
+    return RuleDoc(module.CODE, match.group(2), module.INFO, sections)
+
+
+def migration_severity_words(info: CodeInfo) -> str:
+    label = info.severity.label
+    if info.category == "runs":
+        return f"{label}, 3.0"
+    if info.severity is Severity.HINT:
+        return f"{label}, 2.4 path"
+    return f"{label} on 3.0, hint on 2.4"
+
+
+def semantic_severity_words(info: CodeInfo) -> str:
+    return info.severity.label
+
+
+def _first_example(section: str) -> str:
+    match = re.search(r"```nexa\n.*?```", section, flags=re.S)
+    return match.group(0) if match else ""
+
+
+def summary(docs: Iterable[RuleDoc], severity: Callable[[CodeInfo], str]) -> str:
+    """Short entries for docs/diagnostics.md: what the rule does and one example."""
+    out = []
+    for doc in docs:
+        entry = [f"### {doc.code} - {doc.title} ({severity(doc.info)})", "", doc.sections["What it does"]]
+        example = _first_example(doc.sections["Example"])
+        if example:
+            entry += ["", example]
+        out.append("\n".join(entry))
+    return "\n\n".join(out)
+
+
+def full(docs: Iterable[RuleDoc], severity: Callable[[CodeInfo], str]) -> str:
+    """Every section, for docs/migration.md."""
+    out = []
+    for doc in docs:
+        entry = [f"### {doc.code} {doc.title} ({severity(doc.info)})"]
+        for name in SECTIONS:
+            entry += ["", f"#### {name}", "", doc.sections[name]]
+        out.append("\n".join(entry))
+    return "\n\n".join(out)
+
+
+def replace_block(text: str, name: str, body: str, path: Path) -> str:
+    begin, end = f"<!-- generated: {name} -->", f"<!-- end generated: {name} -->"
+    start = text.find(begin)
+    stop = text.find(end)
+    if start == -1 or stop < start:
+        raise SystemExit(f"{path}: markers {begin!r} ... {end!r} not found")
+    return text[: start + len(begin)] + "\n\n" + body + "\n\n" + text[stop:]
+
+
+def generated() -> dict[Path, str]:
+    """Every documentation file with its generated blocks filled in."""
+    migration = [rule_doc(m) for m in MIGRATION_RULES]
+    semantic = [rule_doc(m) for m in SEMANTIC_RULES]
+    blocks = {
+        ROOT / "docs" / "diagnostics.md": {
+            "semantic rules": summary(semantic, semantic_severity_words),
+            "migration rules": summary(migration, migration_severity_words),
+        },
+        ROOT / "docs" / "migration.md": {"migration rules": full(migration, migration_severity_words)},
+    }
+    out: dict[Path, str] = {}
+    for path, named in blocks.items():
+        text = path.read_text(encoding="utf-8")
+        for name, body in named.items():
+            text = replace_block(text, name, body, path)
+        out[path] = text
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 when a file is out of date, write nothing")
+    args = parser.parse_args()
+    stale = []
+    for path, text in generated().items():
+        if path.read_text(encoding="utf-8") == text:
+            continue
+        stale.append(path)
+        if not args.check:
+            path.write_text(text, encoding="utf-8")
+    for path in stale:
+        verb = "is out of date (run scripts/gen_rule_docs.py)" if args.check else "updated"
+        print(f"{path.relative_to(ROOT)} {verb}")
+    return 1 if stale and args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
