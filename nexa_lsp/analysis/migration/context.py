@@ -1,8 +1,10 @@
-"""What every migration rule reads about one analysed source: the walk's records, the
-declarations, and the shared judgement of whether a rewrite keeps the meaning.
+"""What every migration rule reads about one walked unit: its records, the declarations,
+and the shared judgement of whether a rewrite keeps the meaning.
 
-A rule module (``rules/nxm0xx_*.py``) turns the records of the walk into
-:class:`Finding` objects; :class:`RuleContext` gives it the facts it needs.
+A rule module (``rules/nxm0xx_*.py``) turns the records of a walk into :class:`Finding`
+objects; :class:`RuleContext` gives it the facts it needs and records every fact it reads
+from outside the unit (an agent's declaration, the callers of a flow, whether a name is
+taken), so the findings can be reused while those facts stay the same.
 """
 
 from __future__ import annotations
@@ -10,14 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from nexa_lsp.analysis.migration.program import Program
-from nexa_lsp.analysis.migration.state import NONE, Ctx, FlowCall, Site, Use
+from nexa_lsp.analysis.migration.program import AgentFacts
+from nexa_lsp.analysis.migration.state import NONE, Ctx, FlowCall, Site
 from nexa_lsp.analysis.migration.walker import Walker
-from nexa_lsp.analysis.symbols import chunk_facts
 from nexa_lsp.syntax import tree as t
-from nexa_lsp.syntax.diagnostics import Fix, Related, TextEdit
-from nexa_lsp.syntax.tree import absolute_span
+from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Related, TextEdit
+from nexa_lsp.syntax.tree import Span
 from nexa_lsp.syntax.version import VersionPath
 
 #: ``.run`` right after the receiver of a call: the rewritten word.
@@ -28,15 +30,17 @@ OPEN_PAREN = re.compile(r"\s*\(")
 
 @dataclass(eq=False)
 class Finding:
-    """One migration finding before it becomes a diagnostic (offsets into the source)."""
+    """One migration finding before it becomes a diagnostic (spans move with their chunk;
+    messages hold line markers, see ``positions``)."""
 
     code: str
     message: str
-    start: int
-    end: int
+    span: Span
     fixes: list[Fix] = field(default_factory=list)  # the first is the planned rewrite (safe or not)
     unnecessary: bool = False
     related: list[Related] = field(default_factory=list)
+    #: Its diagnostics by (path, with fixes), when the message names no line (see ``plan``).
+    converted: dict[tuple[VersionPath, bool], Diagnostic] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,22 +58,67 @@ class RunCall:
     inputs: list[t.Expr]
 
 
-class RuleContext:
-    """The records of one walk and the declarations, as the rules read them."""
+class FileFacts(Protocol):
+    """What the rules may ask about the rest of the file."""
 
-    def __init__(self, walker: Walker) -> None:
-        self.a = walker
-        self.program: Program = walker.program
-        self.text = walker.text
-        self.path = walker.path
-        self.uses_by_def: dict[int, list[Use]] = {}
-        for use in walker.uses.values():
-            for def_id in use.defs:
-                self.uses_by_def.setdefault(def_id, []).append(use)
-        self.flow_calls: dict[str, list[FlowCall]] = {}
-        for call in walker.flow_calls.values():
-            self.flow_calls.setdefault(call.flow, []).append(call)
-        self.names_in_file = _names_in_file(walker)
+    path: VersionPath
+    text: str
+
+    def agent_facts(self, agent: str) -> AgentFacts: ...
+
+    def callers(self, flow: str) -> list[tuple[FlowCall, Walker]]: ...
+
+    def name_taken(self, name: str) -> bool: ...
+
+    def rendered(self, text: str) -> str: ...
+
+
+def _point_after(span: Span) -> Span:
+    return Span(span.rel_end, span.rel_end, span.anchor)
+
+
+class RuleContext:
+    """The records of one walk, and what the rules read from the rest of the file."""
+
+    def __init__(self, walk: Walker, facts: FileFacts) -> None:
+        self.a = walk
+        self.facts = facts
+        self.text = facts.text  # the current text: read while building, never kept
+        self.path = facts.path
+        #: Every fact read from outside the unit, with the answer (see the module docstring).
+        self.reads: dict[tuple[str, str], object] = {}
+
+    def agent(self, name: str) -> AgentFacts:
+        answer = self.facts.agent_facts(name)
+        self.reads[("agent", name)] = answer
+        return answer
+
+    def callers(self, flow: str) -> list[tuple[FlowCall, Walker]]:
+        answer = self.facts.callers(flow)
+        self.reads[("callers", flow)] = tuple(call for call, _walk in answer)
+        return answer
+
+    def name_taken(self, name: str) -> bool:
+        answer = self.facts.name_taken(name)
+        self.reads[("taken", name)] = answer
+        return answer
+
+    def ext_reasons(self, site: Site) -> list[str]:
+        """Why other flows make the rewrite unsafe, in the order of their rendered text (the
+        order depends on line numbers, so it is read as a fact when there are several)."""
+        if len(site.ext) < 2:
+            return [why for _agent, why in site.ext]
+
+        def key(item: tuple[str, str]) -> tuple[str, str]:
+            shown = self.facts.rendered(item[1])
+            self.reads[("rendered", item[1])] = shown
+            return item[0], shown
+
+        return [why for _agent, why in sorted(site.ext, key=key)]
+
+    def at(self, start: int, end: int) -> Span:
+        """A span of the unit's chunk for offsets of the current text."""
+        return self.a.at(start, end)
 
     def run_call(self, site: Site) -> RunCall:
         earlier = [self.a.site_by_id[i] for i in sorted(site.history) if i != NONE]
@@ -89,46 +138,49 @@ class RuleContext:
 
     # ------------------------------------------------------------------ run values
 
-    def all_runs(self, defs: frozenset[int]) -> bool:
+    @staticmethod
+    def all_runs(walk: Walker, defs: frozenset[int]) -> bool:
         for def_id in defs:
-            definition = self.a.defs.get(def_id)
+            definition = walk.defs.get(def_id)
             if def_id == NONE or definition is None or definition.site is None:
                 return False
         return True
 
-    def ctx_outcome(self, ctx: Ctx, end: int, seen: set[int]) -> tuple[str | None, list[TextEdit]]:
+    def ctx_outcome(self, ctx: Ctx, node: t.Node, seen: set[tuple[int, int]]) -> tuple[str | None, list[TextEdit]]:
         """Does a run reaching ``ctx`` mean the same as the 2.4 text? Edits make it so."""
         if ctx.kind in ("discard", "text", "run", "member"):
             return None, []
         if ctx.kind == "bind":
-            return self.def_outcome(ctx.def_id, seen)
+            return self.def_outcome(self.a, ctx.def_id, seen)
         if ctx.rewritable:
-            return None, [TextEdit(absolute_span(end, end), ".output")]
+            return None, [TextEdit(_point_after(node.span), ".output")]
         return f"its result is {ctx.reason}", []
 
-    def def_outcome(self, def_id: int, seen: set[int]) -> tuple[str | None, list[TextEdit]]:
-        if def_id in seen:
+    def def_outcome(self, walk: Walker, def_id: int, seen: set[tuple[int, int]]) -> tuple[str | None, list[TextEdit]]:
+        """How the run held by definition ``def_id`` of ``walk`` is used, through variables
+        and callers of the flow that returns it: a problem, or the edits that keep the meaning."""
+        if (id(walk), def_id) in seen:
             return None, []
-        seen.add(def_id)
-        definition = self.a.defs[def_id]
+        seen.add((id(walk), def_id))
+        definition = walk.defs[def_id]
         edits: list[TextEdit] = []
-        for use in sorted(self.uses_by_def.get(def_id, []), key=lambda u: u.start):
+        for use in sorted(walk.uses_by_def().get(def_id, []), key=lambda u: u.start):
             where = f"`{use.name}` is"
-            line = self.a.line(use.start)
+            line = walk.line(use.start)
             if use.ctx.kind in ("discard", "text", "run"):
                 continue
             if use.ctx.kind == "member":
-                if not self.all_runs(use.defs):
+                if not self.all_runs(walk, use.defs):
                     return f"{where} read as `.{use.ctx.reason}` on line {line} where it may not hold a run", []
                 continue
             if use.ctx.kind == "bind":
-                problem, more = self.def_outcome(use.ctx.def_id, seen)
+                problem, more = self.def_outcome(walk, use.ctx.def_id, seen)
                 if problem:
                     return problem, []
                 edits.extend(more)
                 continue
-            if use.ctx.rewritable and self.all_runs(use.defs) and use.end > use.start:
-                edits.append(TextEdit(absolute_span(use.end, use.end), ".output"))
+            if use.ctx.rewritable and self.all_runs(walk, use.defs) and use.end > use.start:
+                edits.append(TextEdit(_point_after(use.span), ".output"))
                 continue
             if use.ctx.rewritable:
                 return (
@@ -136,10 +188,10 @@ class RuleContext:
                     "other values on others"
                 ), []
             return f"{where} {use.ctx.reason} on line {line}", []
-        flow = self.a.returned.get(def_id)
-        for call in self.flow_calls.get(flow or "", []):
+        flow = walk.returned.get(def_id)
+        for call, caller in self.callers(flow) if flow is not None else ():
             if call.ctx.kind == "bind":
-                problem, _edits = self.def_outcome(call.ctx.def_id, seen)
+                problem, _edits = self.def_outcome(caller, call.ctx.def_id, seen)
             elif call.ctx.kind == "value":
                 problem = f"its result is {call.ctx.reason}"
             else:
@@ -147,7 +199,7 @@ class RuleContext:
             if problem:
                 return (
                     f"`{definition.name}` is what flow `{flow}` returns, so its caller on line "
-                    f"{self.a.line(call.offset)} would receive the run, and there {problem}"
+                    f"{call.line} would receive the run, and there {problem}"
                 ), []
         return None, edits
 
@@ -161,18 +213,18 @@ class RuleContext:
             problems.append("it runs when the flow exits (`defer`), after runs the history rule cannot order")
         if site.in_hook:
             problems.append("it runs inside a lifecycle hook, at points the flow does not control")
-        problem, edits = self.ctx_outcome(site.ctx, site.node.span.end, set())
+        problem, edits = self.ctx_outcome(site.ctx, site.node, set())
         if problem:
             problems.append(problem)
-        decl = self.program.agents.get(site.agent)
-        if decl is not None:
-            structured = decl.implements or decl.return_type
+        agent = self.agent(site.agent)
+        if agent.declared:
+            structured = agent.structured
             if structured and site.ctx.kind != "discard":
                 problems.append(
                     f"{site.agent} returns `{structured}`: a 2.4 run gave the validated object, a 3.0 "
                     "run's output is its text"
                 )
-            approvals = self.program.approval_tools(site.agent)
+            approvals = agent.approval_tools
             if approvals:
                 problems.append(
                     f"{site.agent} can call `{approvals[0]}`, which declares approval: 2.4 called it "
@@ -204,9 +256,7 @@ class RuleContext:
         return match.span(1) if match else None
 
     def related(self, earlier: list[Site], agent: str) -> list[Related]:
-        return [
-            Related(absolute_span(s.node.span.start, s.node.span.end), f"earlier run of {agent}") for s in earlier[:3]
-        ]
+        return [Related(s.node.span, f"earlier run of {agent}") for s in earlier[:3]]
 
     def why_not(self, problems: list[str], no_edit: bool) -> str:
         if no_edit:
@@ -244,17 +294,6 @@ class RuleContext:
             if definition is not None and definition.site is not None:
                 runs.append(definition.site)
         return first.id, runs
-
-
-def _names_in_file(walker: Walker) -> set[str]:
-    """Every name the file declares, binds or reads (a new variable must not be one of them)."""
-    names = set(walker.opaque_names)
-    for chunk in walker.source.chunks:
-        facts = chunk_facts(chunk)
-        names.update(ref.name for ref in facts.refs)
-        names.update(var.name for var in facts.locals)
-        names.update(symbol.name for symbol in facts.symbols)
-    return names
 
 
 def dedupe_edits(edits: Iterable[TextEdit]) -> list[TextEdit]:

@@ -7,10 +7,11 @@ the statements and the bodies.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, cast
 
-from nexa_lsp.analysis.migration.program import Program
+from nexa_lsp.analysis.migration.positions import line_marker
+from nexa_lsp.analysis.migration.program import template_refs
 from nexa_lsp.analysis.migration.state import (
     COMPARISONS,
     DAG_OPERATORS,
@@ -34,21 +35,25 @@ from nexa_lsp.analysis.migration.state import (
     value_use,
 )
 from nexa_lsp.syntax import tree as t
-from nexa_lsp.syntax.source import SourceFile
+from nexa_lsp.syntax.tree import Anchor, Span
 
-#: `{{ name ... }}` in a `template"""..."""` body: the template mini-language, which the
-#: Nexa grammar keeps as opaque text.
-_TEMPLATE_REF = re.compile(r"\{\{\{?\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\}?\}\}|[^}]*\}\})")
+if TYPE_CHECKING:
+    from nexa_lsp.analysis.migration.findings import WalkEnv
+    from nexa_lsp.analysis.migration.units import UnitSpec
 
 
 class ExpressionWalker:
     """The records of one walk, and how expressions are read."""
 
-    def __init__(self, source: SourceFile, program: Program) -> None:
-        self.source = source
-        self.text = source.text
-        self.path = source.path
-        self.program = program
+    def __init__(self, spec: UnitSpec, chunk_text: str, anchor: Anchor, serial: int, env: WalkEnv) -> None:
+        self.spec = spec
+        self.chunk_text = chunk_text
+        self.anchor = anchor
+        self.serial = serial
+        self.env: WalkEnv | None = env
+        #: Every answer the walk got from ``env``: the walk is valid while they stay the same.
+        self.reads: dict[tuple[str, str], object] = {}
+        self.stamp: object = None  # the program stamp ``reads`` were last checked against
         self._next_id = 1
         self.sites: dict[int, Site] = {}
         self.site_by_id: dict[int, Site] = {}
@@ -59,11 +64,9 @@ class ExpressionWalker:
         self.member_runs: dict[int, tuple[t.Member, Unit]] = {}
         self.flow_calls: dict[int, FlowCall] = {}
         self.returned: dict[int, str] = {}
-        #: Names read by `python!` code and templates, which the grammar keeps as text.
-        self.opaque_names: set[str] = set()
-        self.entry_ext: dict[str, frozenset[tuple[str, str]]] = {}
+        self._uses_by_def: dict[int, list[Use]] | None = None
         # walk context
-        self._unit = Unit("")
+        self._unit = spec.unit
         self._stmt: t.Stmt | None = None
         self._guards: list[Guard] = []
         self._loops: list[list[State]] = []
@@ -74,29 +77,53 @@ class ExpressionWalker:
 
     # ------------------------------------------------------------------ small helpers
 
+    def ask(self, kind: str, name: str) -> object:
+        """What the rest of the file says (recorded, see ``reads``)."""
+        assert self.env is not None, "the walk is over"
+        answer = self.env.answer(kind, name)
+        self.reads[(kind, name)] = answer
+        return answer
+
+    def is_agent(self, name: str) -> bool:
+        return self.ask("agent", name) is True
+
+    def uses_by_def(self) -> dict[int, list[Use]]:
+        """The uses each definition reaches (after the walk)."""
+        if self._uses_by_def is None:
+            self._uses_by_def = {}
+            for use in self.uses.values():
+                for def_id in use.defs:
+                    self._uses_by_def.setdefault(def_id, []).append(use)
+        return self._uses_by_def
+
     def _new_id(self) -> int:
         value = self._next_id
         self._next_id += 1
         return value
 
-    def line(self, offset: int) -> int:
-        return self.source.lines.line_of(offset) + 1
+    def line(self, offset: int) -> str:
+        """The line of ``offset`` (in this unit), as a marker rendered later."""
+        return line_marker(self.serial, offset - self.anchor.base)
+
+    def at(self, start: int, end: int) -> Span:
+        """A span of this unit's chunk (moves with the chunk)."""
+        return Span(start - self.anchor.base, end - self.anchor.base, self.anchor)
 
     def snippet(self, node: t.Node) -> str:
-        return self.text[node.span.start : node.span.end]
+        return self.chunk_text[node.span.rel_start : node.span.rel_end]
 
-    def _def_for(self, node: object, name: str, offset: int) -> Def:
+    def _def_for(self, node: object, name: str) -> Def:
         key = (id(node), name)
         def_id = self._def_keys.get(key)
         if def_id is None:
             def_id = self._new_id()
             self._def_keys[key] = def_id
-            self.defs[def_id] = Def(def_id, name, offset)
+            self.defs[def_id] = Def(def_id, name)
         return self.defs[def_id]
 
-    def _bind_names(self, st: State, node: object, names: Iterable[tuple[str, int]]) -> State:
-        for name, offset in names:
-            st = st.define(name, self._def_for(node, name, offset).id)
+    def _bind_names(self, st: State, node: object, names: Iterable[str]) -> State:
+        for name in names:
+            st = st.define(name, self._def_for(node, name).id)
         return st
 
     def block(self, block: t.Block | None, st: State) -> State:
@@ -107,7 +134,7 @@ class ExpressionWalker:
 
     def expr(self, e: t.Expr, st: State, ctx: Ctx, err: str | None = None) -> State:
         if isinstance(e, t.Name):
-            self.uses[(id(e), 0)] = Use(e.id, st.reaching(e.id), ctx, e.span.start, e.span.end)
+            self.uses[(id(e), 0)] = Use(e.id, st.reaching(e.id), ctx, e.span)
             return st
         if isinstance(e, t.StringLit):
             for index, interp in enumerate(e.interpolations):
@@ -122,15 +149,12 @@ class ExpressionWalker:
                     )
                 )
                 start = interp.span.start + (len(interp.path) - len(interp.path.lstrip()))
-                self.uses[(id(e), index)] = Use(interp.root, st.reaching(interp.root), use_ctx, start, start)
+                self.uses[(id(e), index)] = Use(interp.root, st.reaching(interp.root), use_ctx, self.at(start, start))
             return st
         if isinstance(e, t.TemplateLit):
-            for index, match in enumerate(_TEMPLATE_REF.finditer(e.body)):
-                name = match.group(1)
-                self.opaque_names.add(name)
-                simple = match.group(2).strip() in ("}}", "}}}")
+            for index, (name, simple) in enumerate(template_refs(e.body)):
                 use_ctx = TEXT if simple else value_use("used by a template expression", rewritable=False)
-                self.uses[(id(e), index)] = Use(name, st.reaching(name), use_ctx, e.span.start, e.span.start)
+                self.uses[(id(e), index)] = Use(name, st.reaching(name), use_ctx, self.at(e.span.start, e.span.start))
             return st
         if isinstance(e, t.Call):
             return self._call(e, st, ctx, err)
@@ -183,7 +207,7 @@ class ExpressionWalker:
         for arm in e.arms:
             arm_st = st
             if arm.pattern is not None:
-                arm_st = self._bind_names(arm_st, arm, [(n, sp.start) for n, sp in arm.pattern.bound_names()])
+                arm_st = self._bind_names(arm_st, arm, [n for n, _sp in arm.pattern.bound_names()])
             if arm.guard is not None:
                 arm_st = self.expr(arm.guard, arm_st, value_use("tested by a match guard"))
             if isinstance(arm.body, t.Block):
@@ -221,7 +245,7 @@ class ExpressionWalker:
 
     def _stage(self, e: t.Expr, st: State) -> State:
         """An operand of `>>` or a DAG operator in stage position: agents named there run."""
-        if isinstance(e, t.Name) and e.id in self.program.agents:
+        if isinstance(e, t.Name) and self.is_agent(e.id):
             return self._implicit(e, e.id, st)
         if isinstance(e, t.BracketList):
             for item in e.items:
@@ -242,7 +266,7 @@ class ExpressionWalker:
         if isinstance(right, t.Call) and right.run_entry is not None:
             st = self.expr(e.left, st, TEXT)
             return self._call(right, st, ctx, err, piped=e.left)
-        if isinstance(right, t.Name) and right.id in self.program.agents:
+        if isinstance(right, t.Name) and self.is_agent(right.id):
             st = self.expr(e.left, st, TEXT)
             return self._implicit(right, right.id, st)
         target = self._callable_name(right)
@@ -295,12 +319,10 @@ class ExpressionWalker:
             st = self.expr(callee.obj, st, value_use(f"used to call `.{callee.name}(...)`", rewritable=False))
         for arg in e.args:
             st = self.expr(arg.value, st, arg_ctx)
-        if isinstance(callee, t.Name) and callee.id in self.program.flows:
-            runs = self.program.flow_runs.get(callee.id, set())
-            self.flow_calls[id(e)] = FlowCall(
-                callee.id, e.span.start, ctx, frozenset(st.ran_agents()), bool(self._loops)
-            )
+        if isinstance(callee, t.Name) and self.ask("flow", callee.id) is True:
+            runs = cast(frozenset[str], self.ask("runs", callee.id))
             line = self.line(e.span.start)
+            self.flow_calls[id(e)] = FlowCall(callee.id, line, ctx, frozenset(st.ran_agents()), bool(self._loops))
             st = st.touched((a, f"flow `{callee.id}` (called on line {line}) runs {a}") for a in runs)
         return st
 

@@ -7,10 +7,12 @@ error (from the parser or the migration checks), or nothing changes and the bloc
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from dataclasses import dataclass
 
 from nexa_lsp.analysis.migration.context import Finding
 from nexa_lsp.analysis.migration.findings import Analysis, analyse
+from nexa_lsp.analysis.migration.positions import MARK, LineNumbers
 from nexa_lsp.analysis.migration.rules import MIGRATION_CODES, migration_severity
 from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Severity, TextEdit
 from nexa_lsp.syntax.source import SourceFile, parse_source
@@ -86,19 +88,37 @@ def _declaration_edit(source: SourceFile) -> TextEdit | None:
     return None
 
 
-def to_diagnostic(f: Finding, path: VersionPath, with_fixes: bool = True) -> Diagnostic:
-    return Diagnostic(
+def to_diagnostic(f: Finding, path: VersionPath, lines: LineNumbers, with_fixes: bool = True) -> Diagnostic:
+    """The finding as a diagnostic of ``path``, its line markers written in.
+
+    A finding without markers converts once; its diagnostic moves with its chunk.
+    """
+    key = (path, with_fixes)
+    done = f.converted.get(key)
+    if done is not None:
+        return done
+    fixes = tuple(f.fixes) if with_fixes else ()
+    marked = MARK in f.message or any(fix.why_unsafe and MARK in fix.why_unsafe for fix in fixes)
+    if marked:
+        fixes = tuple(
+            dataclasses.replace(fix, why_unsafe=lines.render(fix.why_unsafe)) if fix.why_unsafe else fix
+            for fix in fixes
+        )
+    diagnostic = Diagnostic(
         f.code,
-        f.message,
-        absolute_span(f.start, f.end),
+        lines.render(f.message),
+        f.span,
         migration_severity(f.code, path),
-        tuple(f.fixes) if with_fixes else (),
+        fixes,
         tuple(f.related),
         f.unnecessary,
     )
+    if not marked:
+        f.converted[key] = diagnostic
+    return diagnostic
 
 
-def plan_migration(source: SourceFile, analysis: Analysis) -> Plan:
+def plan_migration(source: SourceFile, analysis: Analysis, lines: LineNumbers) -> Plan:
     blockers: list[Diagnostic] = []
     decl = source.version.declaration
     if decl is not None and decl.problem is not None:
@@ -128,7 +148,7 @@ def plan_migration(source: SourceFile, analysis: Analysis) -> Plan:
     occupied: dict[tuple[int, int], str] = {}
     taken: list[tuple[int, int, str]] = []  # accepted edits, sorted: overlap checks look at neighbours only
     for finding in analysis.findings:
-        diagnostic = to_diagnostic(finding, VersionPath.NEXA_30)
+        diagnostic = to_diagnostic(finding, VersionPath.NEXA_30, lines)
         if blocks(finding):
             blockers.append(diagnostic)
             continue
@@ -148,7 +168,7 @@ def plan_migration(source: SourceFile, analysis: Analysis) -> Plan:
             blockers.append(
                 Diagnostic(
                     finding.code,
-                    finding.message + " (its rewrite overlaps another one; "
+                    diagnostic.message + " (its rewrite overlaps another one; "
                     "migrate again after fixing this call by hand)",
                     diagnostic.span,
                     Severity.ERROR,
@@ -221,7 +241,7 @@ def migrate_source(text: str, source: SourceFile | None = None) -> MigrationResu
     if source is None or source.text != text:
         source = parse_source(text)
     analysis = analyse(source)
-    plan = plan_migration(source, analysis)
+    plan = plan_migration(source, analysis, LineNumbers(source))
     was_30 = source.path is VersionPath.NEXA_30
     if plan.blockers:
         return MigrationResult(text, text, (), tuple(plan.blockers), (), tuple(plan.notes), was_30)
@@ -233,8 +253,11 @@ def migrate_source(text: str, source: SourceFile | None = None) -> MigrationResu
     if reparsed.path is not VersionPath.NEXA_30:
         problems.append(Diagnostic("NX013", "the migrated file is not on the 3.0 path", absolute_span(0, 0)))
     errors = [d for d in reparsed.diagnostics if d.severity is Severity.ERROR]
+    lines = LineNumbers(reparsed)
     errors += [
-        d for f in analyse(reparsed).findings if (d := to_diagnostic(f, reparsed.path)).severity is Severity.ERROR
+        d
+        for f in analyse(reparsed, use_cache=False).findings
+        if (d := to_diagnostic(f, reparsed.path, lines)).severity is Severity.ERROR
     ]
     for d in errors:
         start = _original_offset(d.span.start, plan.edits)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from nexa_lsp.analysis.symbols import RUN_MEMBERS as _RUN_MEMBER_NAMES
 from nexa_lsp.syntax import tree as t
+from nexa_lsp.syntax.tree import Span
 
 NONE = 0  # "no run yet" in a history set, "not assigned" in a definition set
 LOOP_LIMIT = 12
@@ -183,7 +184,6 @@ class Site:
 class Def:
     id: int
     name: str
-    offset: int
     site: Site | None = None
 
 
@@ -192,14 +192,23 @@ class Use:
     name: str
     defs: frozenset[int]
     ctx: Ctx
-    start: int
-    end: int
+    span: Span  # anchored to the unit's chunk
+
+    @property
+    def start(self) -> int:
+        return self.span.start
+
+    @property
+    def end(self) -> int:
+        return self.span.end
 
 
 @dataclass(eq=False, slots=True)
 class FlowCall:
+    """A call of flow ``flow``; ``line`` is a line marker (see ``positions``)."""
+
     flow: str
-    offset: int
+    line: str
     ctx: Ctx
     ran_before: frozenset[str]
     in_loop: bool

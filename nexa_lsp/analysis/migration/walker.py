@@ -9,10 +9,10 @@ and the 2.x human-approval helpers; the rules turn those records into findings.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+from typing import cast
 
 from nexa_lsp.analysis.migration.expressions import ExpressionWalker
+from nexa_lsp.analysis.migration.program import python_words
 from nexa_lsp.analysis.migration.state import (
     DISCARD,
     ERR_OTHERWISE,
@@ -25,10 +25,8 @@ from nexa_lsp.analysis.migration.state import (
     TEXT,
     Body,
     Ctx,
-    FlowCall,
     Guard,
     State,
-    Unit,
     Use,
     join,
     join_all,
@@ -36,79 +34,19 @@ from nexa_lsp.analysis.migration.state import (
 )
 from nexa_lsp.syntax import tree as t
 
-#: Words of a `python!` block: Python code, which the Nexa grammar keeps as opaque text.
-#: Every identifier-like word counts as a possible read of a flow variable (an
-#: over-approximation that can only make a rewrite unsafe, never wrong).
-_PYTHON_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
 
 class Walker(ExpressionWalker):
-    """Walks every executable body of one source and records what it sees."""
+    """Walks one executable body and records what it sees."""
 
-    # ------------------------------------------------------------------ units
+    # ------------------------------------------------------------------ the unit
 
-    def run(self) -> None:
-        units = list(self._units())
-        for _round in range(4):
-            self.flow_calls.clear()
-            for unit, body, params in units:
-                self._walk_unit(unit, body, params)
-            new_entry = self._entry_ext()
-            if new_entry == self.entry_ext:
-                break
-            self.entry_ext = new_entry
-
-    def _units(self) -> Iterator[tuple[Unit, list[t.Stmt], list[t.Param]]]:
-        for item in self.source.items:
-            if isinstance(item, t.FlowDecl) and item.body is not None:
-                yield Unit(f"flow `{item.name}`", item.name), item.body.statements, list(item.params or [])
-            elif isinstance(item, t.TestDecl) and item.body is not None:
-                yield Unit(f'test "{item.name}"'), item.body.statements, []
-            elif isinstance(item, t.JobDecl):
-                if item.perform is not None:
-                    yield Unit(f"job `{item.name}`"), item.perform.statements, []
-                if item.on_failure is not None:
-                    yield Unit(f"job `{item.name}` (on_failure)"), item.on_failure.statements, []
-            elif isinstance(item, t.ToolFunction) and item.body is not None:
-                yield Unit(f"tool `{item.name}`"), item.body.statements, list(item.params)
-            elif isinstance(item, t.AdtDecl):
-                for member in item.members:
-                    if member.body is not None:
-                        yield Unit(f"method `{member.name}`"), member.body.statements, list(member.params)
-            elif isinstance(item, t.TopLevelStatement) and item.statement is not None:
-                yield Unit("top-level statement"), [item.statement], []
-
-    def _entry_ext(self) -> dict[str, frozenset[tuple[str, str]]]:
-        """Agents whose 2.4 history may already hold turns when each flow starts."""
-        by_flow: dict[str, list[FlowCall]] = {}
-        for call in self.flow_calls.values():
-            by_flow.setdefault(call.flow, []).append(call)
-        routed = self.program.routed
-        out: dict[str, frozenset[tuple[str, str]]] = {}
-        for flow, calls in by_flow.items():
-            items: set[tuple[str, str]] = set()
-            for call in calls:
-                for agent in call.ran_before:
-                    items.add((agent, f"flow `{flow}` is called on line {self.line(call.offset)} after {agent} ran"))
-            if len(calls) > 1 or any(c.in_loop for c in calls) or flow in routed:
-                why = "handles a server route" if flow in routed else "is called more than once"
-                for agent in self.program.flow_runs.get(flow, ()):
-                    items.add((agent, f"flow `{flow}` {why}, so its earlier runs of {agent} come first"))
-            out[flow] = frozenset(items)
-        for flow in routed:
-            if flow in self.program.flows and flow not in out:
-                out[flow] = frozenset(
-                    (a, f"flow `{flow}` handles a server route, so its earlier runs of {a} come first")
-                    for a in self.program.flow_runs.get(flow, ())
-                )
-        return out
-
-    def _walk_unit(self, unit: Unit, statements: list[t.Stmt], params: list[t.Param]) -> None:
-        self._unit = unit
-        self._guards, self._loops, self._collectors, self._try = [], [], [], []
-        self._defer = self._hook = 0
-        st = State({}, {}, self.entry_ext.get(unit.flow or "", frozenset()))
-        st = self._bind_names(st, unit, [(p.name, p.name_span.start) for p in params])
+    def walk(self) -> None:
+        """Walk the unit once; afterwards the records are final and ``env`` is let go."""
+        spec = self.spec
+        unit, statements = spec.unit, spec.statements
+        entry = cast(frozenset[tuple[str, str]], self.ask("entry", unit.flow or ""))
+        st = State({}, {}, entry)
+        st = self._bind_names(st, unit, [p.name for p in spec.params])
         for stmt in statements:
             st = self.stmt(stmt, st)
         if unit.flow is not None:
@@ -117,6 +55,7 @@ class Walker(ExpressionWalker):
                 definition = self.defs.get(def_id)
                 if definition is not None and definition.site is not None:
                     self.returned[def_id] = unit.flow
+        self.env = None
 
     @staticmethod
     def _return_target(statements: list[t.Stmt]) -> str:
@@ -168,13 +107,11 @@ class Walker(ExpressionWalker):
             return self._if(s, st)
         if isinstance(s, t.ForEach):
             st = self.expr(s.iterable, st, value_use("iterated by `for each`"))
-            names = [(s.item, s.item_span.start)] + (
-                [(s.index, s.index_span.start)] if s.index and s.index_span else []
-            )
+            names = [s.item] + ([s.index] if s.index and s.index_span else [])
             return self._loop(st, lambda h: self.block(s.body, self._bind_names(h, s, names)))
         if isinstance(s, t.ForPattern):
             st = self.expr(s.iterable, st, value_use("iterated by `for`", rewritable=False))
-            names = [(n, sp.start) for n, sp in s.pattern.bound_names()]
+            names = [n for n, _sp in s.pattern.bound_names()]
             return self._loop(st, lambda h: self.block(s.body, self._bind_names(h, s, names)))
         if isinstance(s, t.While):
             return self._while(s, st)
@@ -193,24 +130,21 @@ class Walker(ExpressionWalker):
             return join(then, other) or st
         if isinstance(s, t.Let):
             if s.pattern.kind == "name" and s.pattern.name is not None:
-                definition = self._def_for(s, s.pattern.name, s.pattern.span.start)
+                definition = self._def_for(s, s.pattern.name)
                 st = self.expr(s.value, st, Ctx("bind", def_id=definition.id, direct=True))
                 return st.define(definition.name, definition.id)
             st = self.expr(s.value, st, value_use("destructured by `let`", rewritable=False))
-            return self._bind_names(st, s, [(n, sp.start) for n, sp in s.pattern.bound_names()])
+            return self._bind_names(st, s, [n for n, _sp in s.pattern.bound_names()])
         if isinstance(s, t.Try):
-            return self._try_block(s.body, [(s.handler, [(s.error_name, s.error_span.start)])], st, ERR_TRY, s)
+            return self._try_block(s.body, [(s.handler, [s.error_name])], st, ERR_TRY, s)
         if isinstance(s, t.PythonBlock):
-            words = sorted(set(_PYTHON_WORD.findall(s.code)))
-            self.opaque_names.update(words)
-            for index, word in enumerate(words):
+            for index, word in enumerate(python_words(s.code)):
                 if word in st.defs:
                     self.uses[(id(s), index)] = Use(
                         word,
                         st.reaching(word),
                         value_use("read by `python!` code", rewritable=False),
-                        s.span.start,
-                        s.span.start,
+                        self.at(s.span.start, s.span.start),
                     )
             return st
         if isinstance(s, t.KeywordStmt):
@@ -225,7 +159,7 @@ class Walker(ExpressionWalker):
         if target is None:
             st = self.expr(s.target, st, value_use("assigned to a member", rewritable=False))
             return self.expr(s.value, st, value_use("stored in a member or index", rewritable=False), err)
-        definition = self._def_for(s, target.id, target.span.start)
+        definition = self._def_for(s, target.id)
         ctx = Ctx("bind", def_id=definition.id, direct=True)
         st = self.expr(s.value, st, ctx, err)
         if s.tail == "otherwise" and s.handler is not None:
@@ -285,7 +219,7 @@ class Walker(ExpressionWalker):
         return join_all(ways_out) or st
 
     def _try_block(
-        self, body: t.Block, handlers: list[tuple[t.Block, list[tuple[str, int]]]], st: State, why: str, node: object
+        self, body: t.Block, handlers: list[tuple[t.Block, list[str]]], st: State, why: str, node: object
     ) -> State:
         collected: list[State] = [st]
         self._collectors.append(collected)
@@ -317,7 +251,7 @@ class Walker(ExpressionWalker):
         return st
 
     def _block_stmt(self, s: t.BlockStmt, st: State) -> State:
-        names = [(n, sp.start) for n, sp in s.names]
+        names = [n for n, _sp in s.names]
         if s.keyword == "autoloop":
             return self._loop(st, lambda h: self.block(s.blocks[0] if s.blocks else None, h), at_least_once=True)
         if s.keyword == "try_agent" and s.blocks:

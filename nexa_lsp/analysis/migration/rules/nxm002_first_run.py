@@ -37,7 +37,6 @@ from __future__ import annotations
 from nexa_lsp.analysis.migration.context import Finding, RuleContext, RunCall
 from nexa_lsp.analysis.migration.state import Site
 from nexa_lsp.syntax.diagnostics import CodeInfo, Fix, Severity, TextEdit
-from nexa_lsp.syntax.tree import absolute_span
 
 CODE = "NXM002"
 INFO = CodeInfo(
@@ -50,13 +49,13 @@ def execute_edits(ctx: RuleContext, site: Site) -> list[TextEdit] | None:
     agent = ctx.a.snippet(site.receiver) if site.receiver is not None else site.agent
     if site.kind == "run_member" and site.piped is not None:
         return [
-            TextEdit(absolute_span(site.piped.span.start, site.piped.span.start), f"{agent}.execute("),
-            TextEdit(absolute_span(site.piped.span.end, site.node.span.end), ")"),
+            TextEdit(ctx.at(site.piped.span.start, site.piped.span.start), f"{agent}.execute("),
+            TextEdit(ctx.at(site.piped.span.end, site.node.span.end), ")"),
         ]
     word = ctx.run_word(site)
     if word is None:
         return None
-    return [TextEdit(absolute_span(*word), "execute")]
+    return [TextEdit(ctx.at(*word), "execute")]
 
 
 def finding(ctx: RuleContext, run: RunCall) -> Finding:
@@ -70,9 +69,8 @@ def finding(ctx: RuleContext, run: RunCall) -> Finding:
             f"{'an earlier pass of the loop' if site.in_loop else 'a branch'}) and 2.4 "
             "continued that conversation here",
         )
-    problems.extend(why for _agent, why in sorted(site.ext))
-    decl = ctx.program.agents.get(agent)
-    if decl is not None and decl.text_property("memory") == "persistent":
+    problems.extend(ctx.ext_reasons(site))
+    if ctx.agent(agent).memory == "persistent":
         problems.append(
             f"{agent} has `memory: persistent`: 2.4 continued the history saved by earlier "
             "processes, `execute` starts a new conversation"
@@ -89,4 +87,4 @@ def finding(ctx: RuleContext, run: RunCall) -> Finding:
         if edits is not None:
             fixes.append(ctx.fix(f"Use `{agent}.execute(...)` (independent task)", edits + run.output_edits, problems))
         message += ctx.why_not(problems, edits is None)
-    return Finding(CODE, message, site.node.span.start, site.node.span.end, fixes, related=ctx.related(earlier, agent))
+    return Finding(CODE, message, site.node.span, fixes, related=ctx.related(earlier, agent))

@@ -45,7 +45,6 @@ from nexa_lsp.analysis.migration.context import OPEN_PAREN, Finding, RuleContext
 from nexa_lsp.analysis.migration.state import Site
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.diagnostics import CodeInfo, Fix, Severity, TextEdit
-from nexa_lsp.syntax.tree import absolute_span
 
 CODE = "NXM003"
 INFO = CodeInfo(
@@ -57,9 +56,9 @@ def continue_edits(ctx: RuleContext, site: Site, var: str) -> list[TextEdit] | N
     """The edits that turn the `.run` of ``site`` into `.continue(var, ...)`."""
     agent = ctx.a.snippet(site.receiver) if site.receiver is not None else site.agent
     if site.piped is not None:
-        head = TextEdit(absolute_span(site.piped.span.start, site.piped.span.start), f"{agent}.continue({var}, ")
+        head = TextEdit(ctx.at(site.piped.span.start, site.piped.span.start), f"{agent}.continue({var}, ")
         if site.kind == "run_member":
-            return [head, TextEdit(absolute_span(site.piped.span.end, site.node.span.end), ")")]
+            return [head, TextEdit(ctx.at(site.piped.span.end, site.node.span.end), ")")]
         call = site.call
         word = ctx.run_word(site)
         if call is None or word is None:
@@ -68,7 +67,7 @@ def continue_edits(ctx: RuleContext, site: Site, var: str) -> list[TextEdit] | N
         if paren is None:
             return None
         tail = ", " if call.args else ""
-        return [head, TextEdit(absolute_span(site.piped.span.end, paren.end()), tail)]
+        return [head, TextEdit(ctx.at(site.piped.span.end, paren.end()), tail)]
     word = ctx.run_word(site)
     if word is None:
         return None
@@ -76,14 +75,14 @@ def continue_edits(ctx: RuleContext, site: Site, var: str) -> list[TextEdit] | N
     if paren is None:
         return None
     has_args = site.call is not None and bool(site.call.args)
-    return [TextEdit(absolute_span(word[0], paren.end()), f"continue({var}, " if has_args else f"continue({var}")]
+    return [TextEdit(ctx.at(word[0], paren.end()), f"continue({var}, " if has_args else f"continue({var}")]
 
 
 def finding(ctx: RuleContext, run: RunCall) -> Finding:
     site, agent, earlier, problems = run.site, run.agent, run.earlier, run.problems
     lines = ", ".join(str(ctx.a.line(s.node.span.start)) for s in earlier)
     var = _bound_var(ctx, site, earlier)
-    problems.extend(why for _agent, why in sorted(site.ext))
+    problems.extend(ctx.ext_reasons(site))
     base = (
         f"in 2.4 this `{run.shown}` continued the conversation of {agent}'s earlier run (line {lines}), "
         f"because 2.4 shares each agent's history between runs; {run.removed} and history is explicit"
@@ -100,7 +99,7 @@ def finding(ctx: RuleContext, run: RunCall) -> Finding:
                 title = f"Use `{agent}.continue({var}, ...)` (next turn of `{var}`)"
                 fixes.append(ctx.fix(title, edits + run.output_edits, problems))
             message += ctx.why_not(problems, edits is None)
-        return Finding(CODE, message, site.node.span.start, site.node.span.end, fixes, related=related)
+        return Finding(CODE, message, site.node.span, fixes, related=related)
     reason = _unbound_reason(ctx, earlier)
     message = (
         f"{base}, but {reason}. No automatic rewrite: bind the earlier run "
@@ -110,7 +109,7 @@ def finding(ctx: RuleContext, run: RunCall) -> Finding:
     bind = _bind_fix(ctx, site, earlier, run.inputs)
     if bind is not None:
         fixes.append(bind)
-    return Finding(CODE, message, site.node.span.start, site.node.span.end, fixes, related=related)
+    return Finding(CODE, message, site.node.span, fixes, related=related)
 
 
 def _bound_var(ctx: RuleContext, site: Site, earlier: list[Site]) -> str | None:
@@ -159,7 +158,7 @@ def _bind_fix(ctx: RuleContext, site: Site, earlier: list[Site], inputs: list[t.
     var = _snake_case(site.agent) + "_run"
     n = 2
     base = var
-    while var in ctx.names_in_file:
+    while ctx.name_taken(var):
         var = f"{base}_{n}"
         n += 1
     edits = continue_edits(ctx, site, var)
@@ -173,7 +172,7 @@ def _bind_fix(ctx: RuleContext, site: Site, earlier: list[Site], inputs: list[t.
     ]
     return Fix(
         f"Bind the earlier run of {site.agent} to `{var}` and continue it here",
-        tuple(dedupe_edits([TextEdit(absolute_span(start, start), f"{var} = "), *edits, *output_edits])),
+        tuple(dedupe_edits([TextEdit(ctx.at(start, start), f"{var} = "), *edits, *output_edits])),
         safe=False,
         why_unsafe="; ".join(why),
     )

@@ -41,8 +41,7 @@ def findings(program: Program) -> list[Finding]:
                 f"`approval:` on tool `{tool.name}` has no effect on the 2.4 compatibility path: the tool is "
                 'called without asking. In Nexa 3.0, `approval: "required"` pauses the run in '
                 "`waiting_approval` before each call until it is approved or denied",
-                prop.span.start,
-                prop.span.end,
+                prop.span,
                 unnecessary=True,
             )
         )
@@ -55,8 +54,7 @@ def findings(program: Program) -> list[Finding]:
                         f"`requires_approval: true` on `@tool` `{function.name}` is recorded but never enforced "
                         "on the 2.4 path (2.x agents call the tool without asking). In Nexa 3.0 its calls pause "
                         "the run in `waiting_approval` until approved or denied",
-                        prop.span.start,
-                        prop.span.end,
+                        prop.span,
                         unnecessary=True,
                     )
                 )

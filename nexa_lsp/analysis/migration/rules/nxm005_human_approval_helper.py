@@ -53,4 +53,4 @@ def finding(call: t.Call, helper: str, unit: Unit) -> Finding:
         "that needs a person's consent; its calls then pause the run in `waiting_approval` until "
         "approved or denied, and the flow resumes it with `Agent.resume(r)`"
     )
-    return Finding(CODE, message, call.span.start, call.span.end)
+    return Finding(CODE, message, call.span)

@@ -35,6 +35,5 @@ def finding(ctx: RuleContext, member: t.Member) -> Finding:
         f"`{agent}.run` is used without calling it: Nexa 3.0 removes `.run`; call the entry you mean "
         f"explicitly, `{agent}.execute(...)` for an independent task or `{agent}.continue(r, ...)` for "
         "the next turn of run `r`",
-        member.span.start,
-        member.span.end,
+        member.span,
     )

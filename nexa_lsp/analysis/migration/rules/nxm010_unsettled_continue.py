@@ -40,7 +40,6 @@ from nexa_lsp.analysis.migration.context import Finding, RuleContext
 from nexa_lsp.analysis.migration.state import Site
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.diagnostics import CodeInfo, Fix, Severity, TextEdit
-from nexa_lsp.syntax.tree import absolute_span
 
 CODE = "NXM010"
 INFO = CodeInfo("continuing a run that may not be settled", Severity.WARNING, "runs")
@@ -50,7 +49,7 @@ def check(ctx: RuleContext, site: Site, var: str | None, origins: list[Site]) ->
     call = site.call
     if call is None or site.kind != "continue" or var is None:
         return None
-    approving = [(o.agent, tools) for o in origins for tools in [ctx.program.approval_tools(o.agent)] if tools]
+    approving = [(o.agent, tools) for o in origins for tools in [ctx.agent(o.agent).approval_tools] if tools]
     if not approving or _tested(site, var):
         return None
     origin, tools = approving[0]
@@ -61,7 +60,7 @@ def check(ctx: RuleContext, site: Site, var: str | None, origins: list[Site]) ->
         f"resume it with `{origin}.resume({var})` once approved"
     )
     fix = _guard_fix(ctx, site, var)
-    return Finding(CODE, message, call.span.start, call.span.end, [fix] if fix is not None else [])
+    return Finding(CODE, message, call.span, [fix] if fix is not None else [])
 
 
 def _mentions(cond: t.Condition, var: str) -> bool:
@@ -86,7 +85,7 @@ def _guard_fix(ctx: RuleContext, site: Site, var: str) -> Fix | None:
     if stmt is None:
         return None
     start, end = stmt.span.start, stmt.span.end
-    line_start = ctx.text.rfind("\n", 0, start) + 1
+    line_start = max(ctx.text.rfind("\n", 0, start) + 1, ctx.a.anchor.base)
     indent = ctx.text[line_start:start]
     why = (
         f"the turn (and everything in the statement) is skipped when `{var}` did not succeed; decide what "
@@ -95,12 +94,12 @@ def _guard_fix(ctx: RuleContext, site: Site, var: str) -> Fix | None:
     title = f"Continue only if `{var}.success`"
     if indent.strip():
         edits = (
-            TextEdit(absolute_span(start, start), f"if ({var}.success) {{ "),
-            TextEdit(absolute_span(end, end), " }"),
+            TextEdit(ctx.at(start, start), f"if ({var}.success) {{ "),
+            TextEdit(ctx.at(end, end), " }"),
         )
     else:
         edits = (
-            TextEdit(absolute_span(start, start), f"if ({var}.success) {{\n{indent}    "),
-            TextEdit(absolute_span(end, end), f"\n{indent}}}"),
+            TextEdit(ctx.at(start, start), f"if ({var}.success) {{\n{indent}    "),
+            TextEdit(ctx.at(end, end), f"\n{indent}}}"),
         )
     return Fix(title, edits, safe=False, why_unsafe=why)

@@ -46,4 +46,4 @@ def check(ctx: RuleContext, site: Site, var: str | None, origins: list[Site]) ->
         )
     else:
         return None
-    return Finding(CODE, message, call.span.start, call.span.end)
+    return Finding(CODE, message, call.span)

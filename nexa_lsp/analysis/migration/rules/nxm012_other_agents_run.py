@@ -36,7 +36,6 @@ from __future__ import annotations
 from nexa_lsp.analysis.migration.context import Finding, RuleContext
 from nexa_lsp.analysis.migration.state import Site
 from nexa_lsp.syntax.diagnostics import CodeInfo, Fix, Severity, TextEdit
-from nexa_lsp.syntax.tree import absolute_span
 
 CODE = "NXM012"
 INFO = CodeInfo("continuing or resuming a run of another agent", Severity.ERROR, "runs")
@@ -60,10 +59,10 @@ def check(ctx: RuleContext, site: Site, var: str | None, origins: list[Site]) ->
         fixes.append(
             Fix(
                 f"Use `{others[0]}.{entry}(...)`",
-                (TextEdit(absolute_span(site.receiver.span.start, site.receiver.span.end), others[0]),),
+                (TextEdit(ctx.at(site.receiver.span.start, site.receiver.span.end), others[0]),),
                 safe=False,
                 why_unsafe=f"the turn would run {others[0]}'s definition instead of "
                 f"{agent}'s; check which agent you meant",
             )
         )
-    return Finding(CODE, message, call.span.start, call.span.end, fixes)
+    return Finding(CODE, message, call.span, fixes)

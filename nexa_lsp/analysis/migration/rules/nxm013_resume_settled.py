@@ -57,8 +57,7 @@ def check(ctx: RuleContext, site: Site, var: str | None, origins: list[Site]) ->
         f"`{shown}` is known to be settled here ({settled_by}): a settled "
         f"run is continued, not resumed, and resuming it is refused at run time; use "
         f'`{site.agent}.continue({shown}, "...")` for a new turn',
-        call.span.start,
-        call.span.end,
+        call.span,
     )
 
 
@@ -92,7 +91,7 @@ def _known_settled(ctx: RuleContext, site: Site, var: str | None, origins: list[
                     if member is not None and literal is not None and literal.value in SETTLED_STATUSES:
                         return f'inside `if ({var}.status == "{literal.value}")`'
     agents = {o.agent for o in origins}
-    if all(ctx.program.tools_all_known(a) and not ctx.program.approval_tools(a) for a in agents):
+    if all(ctx.agent(a).tools_all_known and not ctx.agent(a).approval_tools for a in agents):
         names = ", ".join(sorted(agents))
         return f"{names} can call no approval-required tool, so its runs return settled"
     return None
