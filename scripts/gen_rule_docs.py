@@ -64,8 +64,8 @@ def migration_severity_words(info: CodeInfo) -> str:
     if info.category == "runs":
         return f"{label}, 3.0"
     if info.severity is Severity.HINT:
-        return f"{label}, 2.4 path"
-    return f"{label} on 3.0, hint on 2.4"
+        return "2.4 path, information by default"
+    return f"{label} on 3.0, information on 2.4 by default"
 
 
 def semantic_severity_words(info: CodeInfo) -> str:

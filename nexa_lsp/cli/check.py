@@ -25,6 +25,7 @@ from typing import Any
 from nexa_lsp.analysis.engine import CheckSettings, check_source
 from nexa_lsp.analysis.fixes import apply_fixes, select_fixes
 from nexa_lsp.analysis.migration import migrate_source
+from nexa_lsp.analysis.severity import SEVERITY_NAMES, parse_overrides, severity_named
 from nexa_lsp.analysis.workspace import IncludeResolver, include_candidates
 from nexa_lsp.syntax.diagnostics import Diagnostic, Severity
 from nexa_lsp.syntax.files import find_sources, read_source
@@ -48,6 +49,20 @@ def register(sub: Any) -> None:
         "cannot be converted completely is left unchanged and what blocks it is reported",
     )
     parser.add_argument("--no-migration-hints", action="store_true", help="hide 2.4 -> 3.0 hints on 2.4 files")
+    parser.add_argument(
+        "--migration-severity",
+        choices=tuple(SEVERITY_NAMES),
+        default="information",
+        help="severity of the 2.4 -> 3.0 findings on 2.4 files (default information); on 3.0 files they stay errors",
+    )
+    parser.add_argument(
+        "--severity",
+        action="append",
+        default=[],
+        metavar="CODE=LEVEL",
+        help="report CODE at LEVEL (hint, information, warning, error); repeat or separate with commas, "
+        "e.g. --severity NXM002=warning,NX130=hint",
+    )
     parser.set_defaults(handler=run_check)
 
 
@@ -292,7 +307,17 @@ def run_check(args: argparse.Namespace) -> int:
     if missing and not files:
         return 2
     select, ignore = _codes(args.select), _codes(args.ignore)
-    settings = CheckSettings(migration_hints=not args.no_migration_hints)
+    pairs = [item.partition("=") for item in _codes(",".join(args.severity))]
+    overrides, problems = parse_overrides((code, level) for code, _eq, level in pairs)
+    for problem in problems:
+        print(f"nexa-lsp check: --severity: {problem}", file=sys.stderr)
+    if problems:
+        return 2
+    settings = CheckSettings(
+        migration_hints=not args.no_migration_hints,
+        migration_severity=severity_named(args.migration_severity),
+        severity_overrides=overrides,
+    )
     includes = DiskIncludes()
     reports: list[FileReport] = []
     io_problem = bool(missing)

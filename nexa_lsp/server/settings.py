@@ -22,7 +22,10 @@ _SETTINGS: dict[str, tuple[str, type, object]] = {
     "runs.provider": ("runs_provider", str, ""),
     "diagnostics.migrationHints": ("migration_hints", bool, True),
     "diagnostics.debounceMs": ("debounce_ms", int, 150),
+    "diagnostics.migrationSeverity": ("migration_severity", str, "information"),
+    "diagnostics.severityOverrides": ("severity_overrides", dict, {}),
 }
+_OVERRIDES = "diagnostics.severityOverrides."
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,12 +37,23 @@ class ServerSettings:
     runs_provider: str = ""
     migration_hints: bool = True
     debounce_ms: int = 150
+    migration_severity: str = "information"  # one of analysis.severity.SEVERITY_NAMES
+    severity_overrides: tuple[tuple[str, str], ...] = ()  # (code, severity word), sorted
 
     def updated(self, data: object) -> tuple[ServerSettings, list[str]]:
         """These settings with the values of ``data`` applied; also the problems found."""
         values: dict[str, Any] = {}
         problems: list[str] = []
-        for key, value in _flatten(_section(data)).items():
+        flat = _flatten(_section(data))
+        overrides = [(k.removeprefix(_OVERRIDES), v) for k, v in flat.items() if k.startswith(_OVERRIDES)]
+        if overrides or "diagnostics.migrationSeverity" in flat:
+            # lazy: the analysis layer is loaded after initialize, not for it
+            from nexa_lsp.analysis.severity import SEVERITY_NAMES, parse_overrides
+        if overrides:
+            chosen, bad = parse_overrides(overrides)
+            problems.extend(f"setting nexa.{_OVERRIDES[:-1]}: {p}; ignored" for p in bad)
+            values["severity_overrides"] = tuple(sorted((code, level.name.lower()) for code, level in chosen.items()))
+        for key, value in flat.items():
             spec = _SETTINGS.get(key)
             if spec is None:
                 continue
@@ -54,12 +68,17 @@ class ServerSettings:
             if name == "debounce_ms" and isinstance(value, int) and not 0 <= value <= 10_000:
                 problems.append(f"setting nexa.{key} should be between 0 and 10000, got {value}")
                 continue
+            if name == "migration_severity" and value not in SEVERITY_NAMES:
+                problems.append(f"setting nexa.{key} should be one of {', '.join(SEVERITY_NAMES)}, got {value!r}")
+                continue
             values[name] = value
         return replace(self, **values), problems
 
     def as_dict(self) -> dict[str, object]:
         by_field = {spec[0]: key for key, spec in _SETTINGS.items()}
-        return {f"{SECTION}.{by_field[f.name]}": getattr(self, f.name) for f in fields(self)}
+        out = {f"{SECTION}.{by_field[f.name]}": getattr(self, f.name) for f in fields(self)}
+        out[f"{SECTION}.{_OVERRIDES[:-1]}"] = dict(self.severity_overrides)
+        return out
 
 
 def _section(data: object) -> Mapping[str, Any]:

@@ -43,6 +43,7 @@ def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
     if state.checked is not None and state.checked.version == state.version:
         return state.checked
     from nexa_lsp.analysis.engine import CheckSettings, check_source
+    from nexa_lsp.analysis.severity import SEVERITY_NAMES
 
     documents = server.documents
     source = documents.parsed(state)
@@ -55,7 +56,12 @@ def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
             resolved.add(path)
         return included
 
-    diagnostics = check_source(source, resolve, CheckSettings(migration_hints=settings.migration_hints))
+    check_settings = CheckSettings(
+        migration_hints=settings.migration_hints,
+        migration_severity=SEVERITY_NAMES[settings.migration_severity],
+        severity_overrides={code: SEVERITY_NAMES[level] for code, level in settings.severity_overrides},
+    )
+    diagnostics = check_source(source, resolve, check_settings)
     state.include_paths = resolved
     for provider in server.diagnostic_providers:
         try:

@@ -18,7 +18,7 @@ from nexa_lsp.analysis.migration.program import AgentFacts
 from nexa_lsp.analysis.migration.state import NONE, Ctx, FlowCall, Site
 from nexa_lsp.analysis.migration.walker import Walker
 from nexa_lsp.syntax import tree as t
-from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Related, TextEdit
+from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Related, Severity, TextEdit
 from nexa_lsp.syntax.tree import Span
 from nexa_lsp.syntax.version import VersionPath
 
@@ -40,7 +40,7 @@ class Finding:
     unnecessary: bool = False
     related: list[Related] = field(default_factory=list)
     #: Its diagnostics by (path, with fixes), when the message names no line (see ``plan``).
-    converted: dict[tuple[VersionPath, bool], Diagnostic] = field(default_factory=dict, repr=False)
+    converted: dict[tuple[VersionPath, bool, Severity], Diagnostic] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,31 +22,36 @@ from nexa_lsp.syntax.version import VersionPath
 _LOCK = threading.Lock()
 
 
-def migration_diagnostics(source: SourceFile, hints_on_24: bool = True) -> list[Diagnostic]:
-    """Lints for the 2.4 -> 3.0 move: hints on the 2.4 path, errors on 3.0 (with the 3.3 run checks)."""
+def migration_diagnostics(
+    source: SourceFile, hints_on_24: bool = True, severity_on_24: Severity = Severity.HINT
+) -> list[Diagnostic]:
+    """Lints for the 2.4 -> 3.0 move: hints (or ``severity_on_24``) on the 2.4 path, errors
+    on 3.0 (with the 3.3 run checks)."""
     if source.path is VersionPath.COMPAT_24 and not hints_on_24:
         return []
     with _LOCK:
-        return _diagnostics(source, analyse(source))
+        return _diagnostics(source, analyse(source), severity_on_24)
 
 
-def fresh_migration_diagnostics(source: SourceFile, hints_on_24: bool = True) -> list[Diagnostic]:
+def fresh_migration_diagnostics(
+    source: SourceFile, hints_on_24: bool = True, severity_on_24: Severity = Severity.HINT
+) -> list[Diagnostic]:
     """The same diagnostics computed from scratch, nothing kept or reused (for tests)."""
     if source.path is VersionPath.COMPAT_24 and not hints_on_24:
         return []
-    return _diagnostics(source, analyse(source, use_cache=False))
+    return _diagnostics(source, analyse(source, use_cache=False), severity_on_24)
 
 
-def _diagnostics(source: SourceFile, analysis: Analysis) -> list[Diagnostic]:
+def _diagnostics(source: SourceFile, analysis: Analysis, on_24: Severity) -> list[Diagnostic]:
     lines = LineNumbers(source)
     if source.path is VersionPath.NEXA_30:
         return [to_diagnostic(f, source.path, lines) for f in analysis.findings]
     # 2.4 path: the file is valid as it is. A single rewrite would call a method 2.4 does not
     # have, so the hints carry no individual fix; the migrate fix applies them all at once.
     # A file with syntax errors gets no NXM001: those come first (and block migrating).
-    out = [to_diagnostic(f, source.path, lines, with_fixes=False) for f in analysis.findings]
+    out = [to_diagnostic(f, source.path, lines, with_fixes=False, on_24=on_24) for f in analysis.findings]
     broken = any(d.severity is Severity.ERROR for d in source.diagnostics)
     if source.version.declaration is None and source.text.strip() and not broken:
         plan = plan_migration(source, analysis, lines)
-        out.append(nxm001_no_version_declaration.diagnostic(source, plan.blockers, plan.edits))
+        out.append(nxm001_no_version_declaration.diagnostic(source, plan.blockers, plan.edits, on_24))
     return out

@@ -88,12 +88,15 @@ def _declaration_edit(source: SourceFile) -> TextEdit | None:
     return None
 
 
-def to_diagnostic(f: Finding, path: VersionPath, lines: LineNumbers, with_fixes: bool = True) -> Diagnostic:
-    """The finding as a diagnostic of ``path``, its line markers written in.
+def to_diagnostic(
+    f: Finding, path: VersionPath, lines: LineNumbers, with_fixes: bool = True, on_24: Severity = Severity.HINT
+) -> Diagnostic:
+    """The finding as a diagnostic of ``path``, its line markers written in; migration lints
+    on the 2.4 path get severity ``on_24``.
 
     A finding without markers converts once; its diagnostic moves with its chunk.
     """
-    key = (path, with_fixes)
+    key = (path, with_fixes, on_24)
     done = f.converted.get(key)
     if done is not None:
         return done
@@ -108,7 +111,7 @@ def to_diagnostic(f: Finding, path: VersionPath, lines: LineNumbers, with_fixes:
         f.code,
         lines.render(f.message),
         f.span,
-        migration_severity(f.code, path),
+        migration_severity(f.code, path, on_24),
         fixes,
         tuple(f.related),
         f.unnecessary,

@@ -3,8 +3,10 @@
 writes the rule sections of docs/diagnostics.md and docs/migration.md from them.
 
 The severity registered here is the one on the **3.0 path**; on the 2.4 compatibility
-path the migration lints (category ``migration``) are hints, because the file is valid
-as it is (spec section 4). The run checks (category ``runs``) exist only on the 3.0 path
+path the migration lints (category ``migration``) are not errors, because the file is
+valid as it is (spec section 4): hints here, and the severity the user chose in
+``CheckSettings.migration_severity`` (information by default) in the CLI and the editor.
+The run checks (category ``runs``) exist only on the 3.0 path
 (spec section 3.3).
 """
 
@@ -45,9 +47,10 @@ RULES: tuple[ModuleType, ...] = (
 MIGRATION_CODES: dict[str, CodeInfo] = {rule.CODE: rule.INFO for rule in RULES}
 
 
-def migration_severity(code: str, path: VersionPath) -> Severity:
-    """The severity of ``code`` on ``path``: hints on the 2.4 path, the registered one on 3.0."""
+def migration_severity(code: str, path: VersionPath, on_24: Severity = Severity.HINT) -> Severity:
+    """The severity of ``code`` on ``path``: ``on_24`` (hints, unless chosen otherwise) for the
+    migration lints on the 2.4 path, the registered one on 3.0."""
     info = MIGRATION_CODES[code]
     if path is VersionPath.COMPAT_24 and info.category == "migration":
-        return Severity.HINT
+        return on_24
     return info.severity

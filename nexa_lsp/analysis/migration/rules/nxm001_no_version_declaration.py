@@ -52,7 +52,9 @@ def first_line_span(text: str) -> Span:
     return absolute_span(start, end)
 
 
-def diagnostic(source: SourceFile, blockers: list[Diagnostic], edits: list[TextEdit]) -> Diagnostic:
+def diagnostic(
+    source: SourceFile, blockers: list[Diagnostic], edits: list[TextEdit], severity: Severity = Severity.HINT
+) -> Diagnostic:
     """NXM001 for ``source``: with the migrate fix (``edits``) unless ``blockers`` stop it."""
     message = (
         "no version declaration: this file follows the Nexa 2.4 compatibility path (a run returns "
@@ -80,4 +82,4 @@ def diagnostic(source: SourceFile, blockers: list[Diagnostic], edits: list[TextE
                 "as a whole",
             ),
         )
-    return Diagnostic(CODE, message, first_line_span(source.text), Severity.HINT, fixes)
+    return Diagnostic(CODE, message, first_line_span(source.text), severity, fixes)
