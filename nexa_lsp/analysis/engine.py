@@ -31,7 +31,7 @@ def check_source(
     """Syntax, semantic and migration diagnostics of ``source``, sorted by position."""
     diagnostics = list(source.diagnostics)
     diagnostics.extend(semantic_diagnostics(source, includes))
-    diagnostics.extend(migration_diagnostics(source, settings.migration_hints, settings.migration_severity))
+    diagnostics.extend(migration_diagnostics(source, settings.migration_hints, settings.migration_severity, includes))
     diagnostics = apply_overrides(diagnostics, source.path, settings.severity_overrides)
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
     return diagnostics

@@ -207,7 +207,8 @@ def migrate_file(
     """
     if report.text is None or report.source is None:
         return None
-    result = migrate_source(report.text, report.source)
+    resolver: IncludeResolver = lambda inc, _i: includes(inc, report.path)  # noqa: E731
+    result = migrate_source(report.text, report.source, resolver)
     if result.blocked:
         report.migration = "not migrated"
         report.blockers = list(result.blockers)

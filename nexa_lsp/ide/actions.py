@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from nexa_lsp.analysis.fixes import apply_edits, apply_fixes, select_fixes
 from nexa_lsp.analysis.migration import migrate_source
+from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Severity, TextEdit
 from nexa_lsp.syntax.source import ParsedChunk, SourceFile, parse_source
 from nexa_lsp.syntax.tree import Anchor
@@ -130,9 +131,10 @@ class MigrationPlan:
     available: bool = True  # False when this installation has no migrator
 
 
-def migration_plan(source: SourceFile) -> MigrationPlan:
-    """Ask the migration lints (``migrate_source``) how this file moves to Nexa 3.0."""
-    result = migrate_source(source.text, source)
+def migration_plan(source: SourceFile, includes: IncludeResolver | None = None) -> MigrationPlan:
+    """Ask the migration lints (``migrate_source``) how this file moves to Nexa 3.0; pass
+    ``includes`` so included agents and tools count, as in the diagnostics."""
+    result = migrate_source(source.text, source, includes)
     if not result.migrated:
         return MigrationPlan(None, sorted({d.code for d in result.blockers}))
     return MigrationPlan([Edit(e.span.start, e.span.end, e.new_text) for e in result.edits], [])

@@ -15,6 +15,7 @@ from those summaries in rounds, to a fixed point, as a whole-file walk would.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from nexa_lsp.analysis.migration.context import Finding, RuleContext
@@ -226,13 +227,14 @@ def unit_findings(walk: Walker, facts: _FileFacts) -> tuple[list[Finding], dict[
     return findings, ctx.reads
 
 
-def analyse(source: SourceFile, use_cache: bool = True) -> Analysis:
+def analyse(source: SourceFile, use_cache: bool = True, included: Sequence[SourceFile] = ()) -> Analysis:
     """All findings of ``source``; a pathologically nested file gives none (``too_deep``).
 
+    ``included`` are the files it includes: their agents, tools and flows count as declared.
     With ``use_cache`` every unit whose text and answers are unchanged since an earlier
     call reuses its walk and findings; without, everything is computed afresh.
     """
-    program = Program(source)
+    program = Program(source, included)
     chunks = [(chunk, _STATES.get(chunk) if use_cache else _chunk_state(chunk)) for chunk in source.chunks]
     try:
         entry_ext: EntryExt = {}

@@ -13,7 +13,9 @@ import threading
 from nexa_lsp.analysis.migration.findings import Analysis, analyse
 from nexa_lsp.analysis.migration.plan import plan_migration, to_diagnostic
 from nexa_lsp.analysis.migration.positions import LineNumbers
+from nexa_lsp.analysis.migration.program import included_sources
 from nexa_lsp.analysis.migration.rules import nxm001_no_version_declaration
+from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax.diagnostics import Diagnostic, Severity
 from nexa_lsp.syntax.source import SourceFile
 from nexa_lsp.syntax.version import VersionPath
@@ -23,23 +25,32 @@ _LOCK = threading.Lock()
 
 
 def migration_diagnostics(
-    source: SourceFile, hints_on_24: bool = True, severity_on_24: Severity = Severity.HINT
+    source: SourceFile,
+    hints_on_24: bool = True,
+    severity_on_24: Severity = Severity.HINT,
+    includes: IncludeResolver | None = None,
 ) -> list[Diagnostic]:
     """Lints for the 2.4 -> 3.0 move: hints (or ``severity_on_24``) on the 2.4 path, errors
-    on 3.0 (with the 3.3 run checks)."""
+    on 3.0 (with the 3.3 run checks). ``includes`` finds the included files, whose agents,
+    tools and flows the rules then see."""
     if source.path is VersionPath.COMPAT_24 and not hints_on_24:
         return []
+    included = included_sources(source, includes)
     with _LOCK:
-        return _diagnostics(source, analyse(source), severity_on_24)
+        return _diagnostics(source, analyse(source, included=included), severity_on_24)
 
 
 def fresh_migration_diagnostics(
-    source: SourceFile, hints_on_24: bool = True, severity_on_24: Severity = Severity.HINT
+    source: SourceFile,
+    hints_on_24: bool = True,
+    severity_on_24: Severity = Severity.HINT,
+    includes: IncludeResolver | None = None,
 ) -> list[Diagnostic]:
     """The same diagnostics computed from scratch, nothing kept or reused (for tests)."""
     if source.path is VersionPath.COMPAT_24 and not hints_on_24:
         return []
-    return _diagnostics(source, analyse(source, use_cache=False), severity_on_24)
+    analysis = analyse(source, use_cache=False, included=included_sources(source, includes))
+    return _diagnostics(source, analysis, severity_on_24)
 
 
 def _diagnostics(source: SourceFile, analysis: Analysis, on_24: Severity) -> list[Diagnostic]:

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from nexa_lsp.analysis.migration.context import Finding
 from nexa_lsp.analysis.migration.findings import Analysis, analyse
 from nexa_lsp.analysis.migration.positions import MARK, LineNumbers
+from nexa_lsp.analysis.migration.program import included_sources
 from nexa_lsp.analysis.migration.rules import MIGRATION_CODES, migration_severity
+from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Severity, TextEdit
 from nexa_lsp.syntax.source import SourceFile, parse_source
 from nexa_lsp.syntax.tree import absolute_span
@@ -234,7 +236,9 @@ def _original_offset(offset: int, edits: list[TextEdit]) -> int:
     return max(0, offset - delta)
 
 
-def migrate_source(text: str, source: SourceFile | None = None) -> MigrationResult:
+def migrate_source(
+    text: str, source: SourceFile | None = None, includes: IncludeResolver | None = None
+) -> MigrationResult:
     """Move ``text`` to Nexa 3.0: the version declaration plus every safe rewrite, verified.
 
     The result is complete (parses on the 3.0 path with no errors, from the parser or the
@@ -243,7 +247,7 @@ def migrate_source(text: str, source: SourceFile | None = None) -> MigrationResu
     """
     if source is None or source.text != text:
         source = parse_source(text)
-    analysis = analyse(source)
+    analysis = analyse(source, included=included_sources(source, includes))
     plan = plan_migration(source, analysis, LineNumbers(source))
     was_30 = source.path is VersionPath.NEXA_30
     if plan.blockers:
@@ -259,7 +263,7 @@ def migrate_source(text: str, source: SourceFile | None = None) -> MigrationResu
     lines = LineNumbers(reparsed)
     errors += [
         d
-        for f in analyse(reparsed, use_cache=False).findings
+        for f in analyse(reparsed, use_cache=False, included=included_sources(reparsed, includes)).findings
         if (d := to_diagnostic(f, reparsed.path, lines)).severity is Severity.ERROR
     ]
     for d in errors:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import itertools
 import re
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nexa_lsp.analysis.migration.positions import chunk_serial
-from nexa_lsp.analysis.symbols import ChunkCache, chunk_facts
+from nexa_lsp.analysis.symbols import SECRETS_SUFFIX, ChunkCache, chunk_facts
+from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.source import ParsedChunk, SourceFile
 
@@ -111,11 +113,26 @@ _FACTS_LIMIT = 50_000
 _TOOL_KEY_NUMBERS = itertools.count()
 
 
-class Program:
-    """What one source declares, as the migration rules look it up."""
+def included_sources(source: SourceFile, includes: IncludeResolver | None) -> list[SourceFile]:
+    """The files ``source`` includes, in order (`.nxs` secrets and missing files left out)."""
+    if includes is None:
+        return []
+    out: list[SourceFile] = []
+    for item in source.items:
+        if isinstance(item, t.Include) and item.name and not item.name.endswith(SECRETS_SUFFIX):
+            found = includes(item.name, None)
+            if found is not None and found is not source and found not in out:
+                out.append(found)
+    return out
 
-    def __init__(self, source: SourceFile) -> None:
+
+class Program:
+    """What one source declares, with what the files it includes declare (one level, as in
+    2.x; the file's own declarations come first, then the includes in order)."""
+
+    def __init__(self, source: SourceFile, included: Sequence[SourceFile] = ()) -> None:
         self.source = source
+        self.included = list(included)
         self.agents: dict[str, t.AgentDecl] = {}
         self.tools: dict[str, t.ToolDecl] = {}
         self.tool_functions: dict[str, t.ToolFunction] = {}
@@ -123,7 +140,9 @@ class Program:
         self.routed: set[str] = set()
         self._chunk_of: dict[int, ParsedChunk] = {}  # agent and flow declarations -> their chunk
         declaring: list[int] = []  # chunks that declare agents or tools
-        for chunk in source.chunks:
+        chunks = [(c, False) for inc in reversed(self.included) for c in inc.chunks]
+        chunks += [(c, True) for c in source.chunks]
+        for chunk, own in chunks:
             declares = False
             for item in chunk.items:
                 if isinstance(item, t.AgentDecl):
@@ -139,7 +158,7 @@ class Program:
                 elif isinstance(item, t.ToolFunction):
                     self.tool_functions[item.name] = item
                     declares = True
-                elif isinstance(item, t.ServerDecl):
+                elif isinstance(item, t.ServerDecl) and own:
                     self.routed.update(handler for route in item.routes for handler, _span in route.handlers)
             if declares:
                 declaring.append(chunk_serial(chunk))
@@ -192,7 +211,8 @@ class Program:
     def name_taken(self, name: str) -> bool:
         """Does the file declare, bind or read ``name`` anywhere?"""
         if self._name_sets is None:
-            self._name_sets = [_CHUNK_NAMES.get(chunk) for chunk in self.source.chunks]
+            sources = [self.source, *self.included]
+            self._name_sets = [_CHUNK_NAMES.get(chunk) for s in sources for chunk in s.chunks]
         return any(name in names for names in self._name_sets)
 
     def _summary(self, flow: str) -> FlowSummary:
