@@ -26,7 +26,7 @@ def test_nxm001_hint_on_first_line_with_the_migrate_fix() -> None:
     fix = fix_titled(diag, "Migrate this file to Nexa 3.0")
     assert not fix.safe and fix.why_unsafe  # a version switch is never part of fix-all
     migrated = apply(text, fix)
-    assert migrated.startswith("nexa 3.0;\n// notes\n")
+    assert migrated.startswith("// notes\nnexa 3.0;\n")  # after the leading comments (issue 14 item 5)
     assert 'draft = Writer.execute("a poem")' in migrated
     assert errors_30(migrated) == []
     assert migrated == migrate_source(text).text

@@ -165,8 +165,8 @@ async def test_unsafe_rewrites_are_labelled_and_never_in_fix_all(client: Languag
     diags = await diagnostics(client, doc)
     in_try = next(d for d in diags if d.code == "NXM003")
     quick = await actions(client, doc, V30_MIXED, ["quickfix"], [in_try])
-    labelled = [a.title for a in quick if "(unsafe" in a.title]
-    assert labelled and "inside `try`" in labelled[0]
+    labelled = [a.title for a in quick if a.title.endswith("(unsafe)")]
+    assert labelled and "inside `try`" in in_try.message  # the title is short, the message says why
     [fix_all] = await actions(client, doc, V30_MIXED, ["source.fixAll.nexa"])
     assert fix_all.edit is not None
     fixed = apply_text_edits(V30_MIXED, edits_for(fix_all.edit, doc))
@@ -266,3 +266,19 @@ async def test_30_rule_violations_stay_errors_and_bad_values_are_reported(vscode
     )
     logged = await wait_until(lambda: [m.message for m in vscode.log_messages if "severityOverrides" in m.message])
     assert "unknown code 'NX999'" in logged[0]
+
+
+async def test_a_blocked_file_links_its_blockers_from_nxm001(client: LanguageClient) -> None:
+    doc = await open_file(client, "linked.nx", BLOCKED)
+    diags = await diagnostics(client, doc)
+    nxm001 = next(d for d in diags if d.code == "NXM001")
+    caps = client.capabilities  # type: ignore[attr-defined]
+    publish = caps.text_document.publish_diagnostics if caps and caps.text_document else None
+    if publish is None or not publish.related_information:
+        assert nxm001.related_information is None  # a client without related information gets none
+        return
+    assert nxm001.related_information is not None
+    [blocker] = nxm001.related_information
+    assert blocker.location.uri == doc and blocker.message.startswith("blocks the migration: NXM002")
+    run = next(d for d in diags if d.code == "NXM002")
+    assert blocker.location.range == run.range

@@ -28,6 +28,23 @@ _RUN_WORD = re.compile(r"\s*\.\s*(run)\b")
 OPEN_PAREN = re.compile(r"\s*\(")
 
 
+#: Longest fix title: a code action title is at most 60 characters, " (unsafe)" included.
+TITLE_LIMIT = 51
+
+
+def short(name: str, limit: int = 12) -> str:
+    """``name`` for a title: cut with an ellipsis when longer than ``limit``."""
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def fit(*titles: str) -> str:
+    """The first title that fits :data:`TITLE_LIMIT` (the last one, cut, otherwise)."""
+    for title in titles:
+        if len(title) <= TITLE_LIMIT:
+            return title
+    return titles[-1][: TITLE_LIMIT - 1] + "…"
+
+
 @dataclass(eq=False)
 class Finding:
     """One migration finding before it becomes a diagnostic (spans move with their chunk;

@@ -19,7 +19,7 @@ from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Severity, TextEdit
 from nexa_lsp.syntax.source import SourceFile, parse_source
 from nexa_lsp.syntax.tree import absolute_span
-from nexa_lsp.syntax.version import VersionPath
+from nexa_lsp.syntax.version import VersionPath, leading_trivia_end
 
 
 def blocks(finding: Finding) -> bool:
@@ -76,18 +76,33 @@ def _declaration_edit(source: SourceFile) -> TextEdit | None:
     if source.path is VersionPath.NEXA_30:
         return None
     if decl is None:
-        text = source.text
-        eol = "\r\n" if "\r\n" in text else "\n"
-        pos = 1 if text.startswith("\ufeff") else 0
-        if text.startswith("#!", pos):
-            newline = text.find("\n", pos)
-            pos = len(text) if newline == -1 else newline + 1
-            prefix = "" if newline != -1 else eol
-            return TextEdit(absolute_span(pos, pos), f"{prefix}nexa 3.0;{eol}")
-        return TextEdit(absolute_span(pos, pos), f"nexa 3.0;{eol}")
+        return TextEdit(absolute_span(*[_declaration_offset(source.text)] * 2), _declaration_text(source.text))
     if decl.problem is None and decl.version == "2.4":
         return TextEdit(absolute_span(decl.version_start, decl.version_end), "3.0")
     return None
+
+
+def _declaration_offset(text: str) -> int:
+    """Where `nexa 3.0;` goes: after a `#!` line and the leading comment block (license,
+    description), at the start of the next line - the version scan allows all of them first."""
+    trivia = text[: leading_trivia_end(text)]
+    start = 1 if text.startswith("\ufeff") else 0
+    if text.startswith("#!", start):
+        newline = text.find("\n", start)
+        start = len(text) if newline == -1 else newline + 1
+    last = len(trivia.rstrip(" \t\r\n\f\ufeff"))
+    if last <= start:  # no comment: right after the BOM or the `#!` line
+        return start
+    newline = text.find("\n", last)
+    if newline != -1 and not text[last:newline].strip():
+        return newline + 1
+    return last  # the comment is the last line, or code follows it on the same line
+
+
+def _declaration_text(text: str) -> str:
+    eol = "\r\n" if "\r\n" in text else "\n"
+    at = _declaration_offset(text)
+    return f"nexa 3.0;{eol}" if at == 0 or text[at - 1] in "\n\ufeff" else f"{eol}nexa 3.0;{eol}"
 
 
 def to_diagnostic(

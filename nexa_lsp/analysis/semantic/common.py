@@ -17,7 +17,8 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
 
 def change_fix(span: Span, guess: str, why_unsafe: str, new_text: str | None = None) -> Fix:
     """The unsafe "Change to `guess`" fix of a did-you-mean."""
-    return Fix(f"Change to `{guess}`", (TextEdit(span, new_text or guess),), safe=False, why_unsafe=why_unsafe)
+    shown = guess if len(guess) <= 40 else guess[:39] + "…"
+    return Fix(f"Change to `{shown}`", (TextEdit(span, new_text or guess),), safe=False, why_unsafe=why_unsafe)
 
 
 def a_word(word: str) -> str:

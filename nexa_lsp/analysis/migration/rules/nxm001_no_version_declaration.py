@@ -3,7 +3,8 @@
 ## What it does
 Reports, on the first line, a file without a version declaration: it follows the 2.4
 compatibility path. The message says whether the whole file migrates automatically and,
-when it does not, how many findings block it and where the first one is. Not shown for
+when it does not, how many findings block it and where the first one is, and links each
+blocker (up to 100) with its location as related information. Not shown for
 empty files or files with syntax errors. The same code names the blocker "nested too
 deeply to analyse".
 
@@ -25,15 +26,16 @@ agent A { prompt: "p" }
 ```
 
 ## Fix safety
-"Migrate this file to Nexa 3.0" inserts `nexa 3.0;` at the top (after a `#!` line) and
-applies every safe rewrite at once; the result is re-parsed on the 3.0 path and re-checked.
-It is offered only when the whole file migrates, and always as an unsafe fix: the file as
-a whole moves to the 3.0 contract (declared tool approvals start to apply), so review it.
+"Migrate this file to Nexa 3.0" inserts `nexa 3.0;` after a `#!` line and the leading
+comment block (license, description), and applies every safe rewrite at once; the result
+is re-parsed on the 3.0 path and re-checked. It is offered only when the whole file
+migrates, and always as an unsafe fix: the file as a whole moves to the 3.0 contract
+(declared tool approvals start to apply), so review it.
 """
 
 from __future__ import annotations
 
-from nexa_lsp.syntax.diagnostics import CodeInfo, Diagnostic, Fix, Severity, TextEdit
+from nexa_lsp.syntax.diagnostics import CodeInfo, Diagnostic, Fix, Related, Severity, TextEdit
 from nexa_lsp.syntax.source import SourceFile
 from nexa_lsp.syntax.tree import Span, absolute_span
 
@@ -41,6 +43,8 @@ CODE = "NXM001"
 INFO = CodeInfo("no version declaration: the file follows the 2.4 compatibility path", Severity.HINT, "migration")
 
 MIGRATE_TITLE = "Migrate this file to Nexa 3.0"
+#: At most this many blockers are linked from the finding (each is its own diagnostic too).
+RELATED_LIMIT = 100
 
 
 def first_line_span(text: str) -> Span:
@@ -63,6 +67,7 @@ def diagnostic(
         f'with `nexa-lsp check --migrate` or the "{MIGRATE_TITLE}" action'
     )
     fixes: tuple[Fix, ...] = ()
+    related: tuple[Related, ...] = ()
     if blockers:
         first = blockers[0]
         line = source.lines.line_of(first.span.start) + 1
@@ -70,6 +75,9 @@ def diagnostic(
         message += (
             f". Automatic migration is blocked by {count} finding{'s' if count != 1 else ''} that "
             f"need{'s' if count == 1 else ''} a manual change (first: line {line}, {first.code})"
+        )
+        related = tuple(
+            Related(b.span, f"blocks the migration: {b.code} {_clip(b.message)}") for b in blockers[:RELATED_LIMIT]
         )
     else:
         fixes = (
@@ -82,4 +90,8 @@ def diagnostic(
                 "as a whole",
             ),
         )
-    return Diagnostic(CODE, message, first_line_span(source.text), severity, fixes)
+    return Diagnostic(CODE, message, first_line_span(source.text), severity, fixes, related)
+
+
+def _clip(text: str, limit: int = 100) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

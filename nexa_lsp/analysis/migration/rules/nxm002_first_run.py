@@ -34,7 +34,7 @@ gets no rewrite: 3.0 refuses an empty task.
 
 from __future__ import annotations
 
-from nexa_lsp.analysis.migration.context import Finding, RuleContext, RunCall
+from nexa_lsp.analysis.migration.context import Finding, RuleContext, RunCall, fit, short
 from nexa_lsp.analysis.migration.state import Site
 from nexa_lsp.syntax.diagnostics import CodeInfo, Fix, Severity, TextEdit
 
@@ -85,6 +85,7 @@ def finding(ctx: RuleContext, run: RunCall) -> Finding:
     else:
         edits = execute_edits(ctx, site)
         if edits is not None:
-            fixes.append(ctx.fix(f"Use `{agent}.execute(...)` (independent task)", edits + run.output_edits, problems))
+            title = fit(f"Use `{short(agent)}.execute(...)` (independent task)", f"Use `{short(agent)}.execute(...)`")
+            fixes.append(ctx.fix(title, edits + run.output_edits, problems))
         message += ctx.why_not(problems, edits is None)
     return Finding(CODE, message, site.node.span, fixes, related=ctx.related(earlier, agent))

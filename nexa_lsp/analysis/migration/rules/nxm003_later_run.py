@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 
-from nexa_lsp.analysis.migration.context import OPEN_PAREN, Finding, RuleContext, RunCall, dedupe_edits
+from nexa_lsp.analysis.migration.context import OPEN_PAREN, Finding, RuleContext, RunCall, dedupe_edits, fit, short
 from nexa_lsp.analysis.migration.state import Site
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.diagnostics import CodeInfo, Fix, Severity, TextEdit
@@ -96,7 +96,7 @@ def finding(ctx: RuleContext, run: RunCall) -> Finding:
         else:
             edits = continue_edits(ctx, site, var)
             if edits is not None:
-                title = f"Use `{agent}.continue({var}, ...)` (next turn of `{var}`)"
+                title = fit(f"Use `{short(agent)}.continue({short(var)}, ...)`")
                 fixes.append(ctx.fix(title, edits + run.output_edits, problems))
             message += ctx.why_not(problems, edits is None)
         return Finding(CODE, message, site.node.span, fixes, related=related)
@@ -170,8 +170,9 @@ def _bind_fix(ctx: RuleContext, site: Site, earlier: list[Site], inputs: list[t.
         "binding changes the earlier statement, which you should review (the spec keeps this rewrite manual)",
         *problems,
     ]
+    agent = short(site.agent)
     return Fix(
-        f"Bind the earlier run of {site.agent} to `{var}` and continue it here",
+        fit(f"Bind the earlier run of {agent} to `{var}`", f"Bind the earlier run of {agent}"),
         tuple(dedupe_edits([TextEdit(ctx.at(start, start), f"{var} = "), *edits, *output_edits])),
         safe=False,
         why_unsafe="; ".join(why),

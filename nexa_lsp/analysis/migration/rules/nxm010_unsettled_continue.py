@@ -36,7 +36,7 @@ happens when the run waits (the turn is skipped); decide whether to resume it in
 
 from __future__ import annotations
 
-from nexa_lsp.analysis.migration.context import Finding, RuleContext
+from nexa_lsp.analysis.migration.context import Finding, RuleContext, fit, short
 from nexa_lsp.analysis.migration.state import Site
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.diagnostics import CodeInfo, Fix, Severity, TextEdit
@@ -91,7 +91,7 @@ def _guard_fix(ctx: RuleContext, site: Site, var: str) -> Fix | None:
         f"the turn (and everything in the statement) is skipped when `{var}` did not succeed; decide what "
         "should happen then (for example resume it after approval)"
     )
-    title = f"Continue only if `{var}.success`"
+    title = fit(f"Continue only if `{short(var)}.success`")
     if indent.strip():
         edits = (
             TextEdit(ctx.at(start, start), f"if ({var}.success) {{ "),

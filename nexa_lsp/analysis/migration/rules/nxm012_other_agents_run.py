@@ -33,7 +33,7 @@ run that agent's definition; check which agent you meant.
 
 from __future__ import annotations
 
-from nexa_lsp.analysis.migration.context import Finding, RuleContext
+from nexa_lsp.analysis.migration.context import Finding, RuleContext, fit, short
 from nexa_lsp.analysis.migration.state import Site
 from nexa_lsp.syntax.diagnostics import CodeInfo, Fix, Severity, TextEdit
 
@@ -58,7 +58,7 @@ def check(ctx: RuleContext, site: Site, var: str | None, origins: list[Site]) ->
     if len(others) == 1 and site.receiver is not None:
         fixes.append(
             Fix(
-                f"Use `{others[0]}.{entry}(...)`",
+                fit(f"Use `{short(others[0])}.{entry}(...)`"),
                 (TextEdit(ctx.at(site.receiver.span.start, site.receiver.span.end), others[0]),),
                 safe=False,
                 why_unsafe=f"the turn would run {others[0]}'s definition instead of "

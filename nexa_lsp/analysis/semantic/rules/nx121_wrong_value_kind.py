@@ -62,7 +62,7 @@ def _value_fix(value: t.Value, spec: PropertySpec) -> Fix | None:
         )
     if INT in spec.kinds and stripped.isdigit():
         return Fix(
-            f"Write {stripped} as a number",
+            f"Write {stripped if len(stripped) <= 20 else stripped[:19] + '…'} as a number",
             (TextEdit(value.span, stripped),),
             safe=False,
             why_unsafe="the runtime receives a number instead of text",
