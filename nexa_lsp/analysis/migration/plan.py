@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nexa_lsp.analysis.migration.context import Finding
@@ -237,7 +238,7 @@ def _apply(text: str, edits: list[TextEdit]) -> str:
     return "".join(out)
 
 
-def _original_offset(offset: int, edits: list[TextEdit]) -> int:
+def original_offset(offset: int, edits: Sequence[TextEdit]) -> int:
     """Map an offset of the edited text back to the original text."""
     delta = 0
     for edit in sorted(edits, key=lambda e: (e.span.start, e.span.end)):
@@ -282,7 +283,7 @@ def migrate_source(
         if (d := to_diagnostic(f, reparsed.path, lines)).severity is Severity.ERROR
     ]
     for d in errors:
-        start = _original_offset(d.span.start, plan.edits)
+        start = original_offset(d.span.start, plan.edits)
         line = reparsed.lines.line_of(d.span.start) + 1
         problems.append(
             Diagnostic(
