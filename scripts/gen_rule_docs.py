@@ -2,16 +2,7 @@
 
 Usage: scripts/gen_rule_docs.py [--check]
 
-Every rule module (``nexa_lsp/analysis/migration/rules/nxm*.py``,
-``nexa_lsp/analysis/semantic/rules/nx*.py``) starts with a docstring in fixed sections:
-
-    CODE: title.
-
-    ## What it does
-    ## Why is this bad?
-    ## Example
-    ## Fix safety
-
+Every rule module documents itself in fixed sections (see ``nexa_lsp/analysis/rule_docs.py``).
 The generated text replaces what lies between ``<!-- generated: NAME -->`` and
 ``<!-- end generated: NAME -->`` in the docs. ``--check`` writes nothing and exits with
 status 1 when a file is out of date (the test suite runs it).
@@ -23,40 +14,13 @@ import argparse
 import re
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from nexa_lsp.analysis.migration.rules import RULES as MIGRATION_RULES  # noqa: E402
-from nexa_lsp.analysis.semantic.rules import RULES as SEMANTIC_RULES  # noqa: E402
+from nexa_lsp.analysis.rule_docs import SECTIONS, RuleDoc, migration_rule_docs, semantic_rule_docs  # noqa: E402
 from nexa_lsp.syntax.diagnostics import CodeInfo, Severity  # noqa: E402
-
-SECTIONS = ("What it does", "Why is this bad?", "Example", "Fix safety")
-
-
-@dataclass(frozen=True, slots=True)
-class RuleDoc:
-    code: str
-    title: str
-    info: CodeInfo
-    sections: dict[str, str]
-
-
-def rule_doc(module: ModuleType) -> RuleDoc:
-    """The documentation of one rule module; fails loudly when a section is missing."""
-    doc = module.__doc__ or ""
-    head, _sep, rest = doc.strip().partition("\n")
-    match = re.fullmatch(r"(NX[A-Z]*\d+): (.+)\.", head.strip())
-    if match is None or match.group(1) != module.CODE:
-        raise SystemExit(f"{module.__name__}: the docstring must start with '{module.CODE}: title.'")
-    parts = re.split(r"^## (.+)$", rest, flags=re.M)
-    sections = {name.strip(): body.strip() for name, body in zip(parts[1::2], parts[2::2], strict=True)}
-    if tuple(sections) != SECTIONS:
-        raise SystemExit(f"{module.__name__}: sections must be {SECTIONS}, found {tuple(sections)}")
-    return RuleDoc(module.CODE, match.group(2), module.INFO, sections)
 
 
 def migration_severity_words(info: CodeInfo) -> str:
@@ -111,8 +75,8 @@ def replace_block(text: str, name: str, body: str, path: Path) -> str:
 
 def generated() -> dict[Path, str]:
     """Every documentation file with its generated blocks filled in."""
-    migration = [rule_doc(m) for m in MIGRATION_RULES]
-    semantic = [rule_doc(m) for m in SEMANTIC_RULES]
+    migration = migration_rule_docs()
+    semantic = semantic_rule_docs()
     blocks = {
         ROOT / "docs" / "diagnostics.md": {
             "semantic rules": summary(semantic, semantic_severity_words),

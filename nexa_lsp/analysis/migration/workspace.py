@@ -50,6 +50,8 @@ class Blocker:
     message: str
     start: Position
     end: Position
+    start_offset: int = 0  # code points into the file's text
+    end_offset: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +155,8 @@ def _range_json(start: Position, end: Position) -> dict[str, Any]:
 
 
 def _blocker(d: Diagnostic, lines: LineIndex) -> Blocker:
-    return Blocker(d.code, d.message, _position(lines, d.span.start), _position(lines, d.span.end))
+    start, end = d.span.start, d.span.end
+    return Blocker(d.code, d.message, _position(lines, start), _position(lines, end), start, end)
 
 
 def _ready(path: Path, text: str, result: MigrationResult) -> FileStatus:
@@ -219,12 +222,10 @@ def _plan(
             lines = LineIndex(texts[path])
             blockers = []
             for d in new:
-                at = _position(lines, original_offset(d.span.start, rewrites[path]))
-                blockers.append(
-                    Blocker(
-                        d.code, f"migrating would add this error, so the file is left unchanged: {d.message}", at, at
-                    )
-                )
+                offset = original_offset(d.span.start, rewrites[path])
+                at = _position(lines, offset)
+                message = f"migrating would add this error, so the file is left unchanged: {d.message}"
+                blockers.append(Blocker(d.code, message, at, at, offset, offset))
             statuses[path] = FileStatus(path, BLOCKED, tuple(blockers))
         if not backed_out:
             break
