@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from types import ModuleType
 
-from nexa_lsp.analysis.semantic.common import change_fix, did_you_mean
+from nexa_lsp.analysis.semantic.common import change_fix, did_you_mean, wrong_kind
 from nexa_lsp.analysis.semantic.properties import AGENT_PROPERTIES, CONTEXT_PROPERTIES, PropertySpec
 from nexa_lsp.analysis.semantic.rules import (
     nx101_undefined_agent,
@@ -152,7 +152,7 @@ def _reference_diagnostics(analysis: Analysis) -> list[Diagnostic]:
             continue
         rule = _WRONG_KIND.get(ref.role)
         if rule is not None:
-            out.append(rule.diagnostic(ref, symbol))
+            out.append(wrong_kind(rule.CODE, rule.MESSAGE, ref, symbol))
     return out
 
 

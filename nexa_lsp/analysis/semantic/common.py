@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from nexa_lsp.analysis.symbols import Symbol
-from nexa_lsp.syntax.diagnostics import Fix, Related, TextEdit
+from nexa_lsp.analysis.symbols import NameRef, Symbol
+from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Related, Severity, TextEdit
 from nexa_lsp.syntax.tree import Span, ValueKind
 
 
@@ -32,6 +32,22 @@ def article(kind: ValueKind) -> str:
 def describe(symbol: Symbol) -> str:
     where = f" (from {symbol.include.include.name})" if symbol.include is not None else ""
     return f"{symbol.kind.value}{where}"
+
+
+def wrong_kind(code: str, message: str, ref: NameRef, symbol: Symbol) -> Diagnostic:
+    """A reference to a declaration of the wrong kind; ``message`` has ``{name}`` and ``{what}``."""
+    text = message.format(name=ref.name, what=a_word(describe(symbol)))
+    return Diagnostic(code, text, ref.span, Severity.ERROR, related=declared_here(symbol))
+
+
+def unknown_key(code: str, message: str, span: Span, key: str, known: Iterable[str]) -> Diagnostic:
+    """A key no runtime reads, with a did-you-mean rename when a known key is close."""
+    guess = did_you_mean(key, known)
+    fixes: tuple[Fix, ...] = ()
+    if guess is not None:
+        message += f"; did you mean `{guess}`?"
+        fixes = (change_fix(span, guess, f"the runtime starts reading the value as `{guess}`"),)
+    return Diagnostic(code, message, span, Severity.WARNING, fixes)
 
 
 def declared_here(symbol: Symbol) -> tuple[Related, ...]:

@@ -19,20 +19,15 @@ agent A { promt: "p" }   // did you mean `prompt`?
 
 from __future__ import annotations
 
-from nexa_lsp.analysis.semantic.common import change_fix, did_you_mean
+from nexa_lsp.analysis.semantic.common import unknown_key
 from nexa_lsp.analysis.semantic.properties import AGENT_PROPERTIES
 from nexa_lsp.syntax import tree as t
-from nexa_lsp.syntax.diagnostics import CodeInfo, Diagnostic, Fix, Severity
+from nexa_lsp.syntax.diagnostics import CodeInfo, Diagnostic, Severity
 
 CODE = "NX120"
 INFO = CodeInfo("unknown agent property", Severity.WARNING, "properties")
 
 
 def diagnostic(prop: t.Property) -> Diagnostic:
-    guess = did_you_mean(prop.key, AGENT_PROPERTIES)
     message = f"`{prop.key}` is not an agent property the runtime reads; it is ignored"
-    fixes: tuple[Fix, ...] = ()
-    if guess is not None:
-        message += f"; did you mean `{guess}`?"
-        fixes = (change_fix(prop.key_span, guess, f"the runtime starts reading the value as `{guess}`"),)
-    return Diagnostic(CODE, message, prop.key_span, Severity.WARNING, fixes)
+    return unknown_key(CODE, message, prop.key_span, prop.key, AGENT_PROPERTIES)

@@ -18,20 +18,15 @@ agent A { prompt: "p" context { sorce: upstream } }   // did you mean `source`?
 
 from __future__ import annotations
 
-from nexa_lsp.analysis.semantic.common import change_fix, did_you_mean
+from nexa_lsp.analysis.semantic.common import unknown_key
 from nexa_lsp.analysis.semantic.properties import CONTEXT_PROPERTIES
 from nexa_lsp.syntax import tree as t
-from nexa_lsp.syntax.diagnostics import CodeInfo, Diagnostic, Fix, Severity
+from nexa_lsp.syntax.diagnostics import CodeInfo, Diagnostic, Severity
 
 CODE = "NX123"
 INFO = CodeInfo("unknown context property", Severity.WARNING, "properties")
 
 
 def diagnostic(entry: t.Property) -> Diagnostic:
-    guess = did_you_mean(entry.key, CONTEXT_PROPERTIES)
     message = f"`{entry.key}` is not a context property (use " + ", ".join(f"`{k}`" for k in CONTEXT_PROPERTIES) + ")"
-    fixes: tuple[Fix, ...] = ()
-    if guess is not None:
-        message += f"; did you mean `{guess}`?"
-        fixes = (change_fix(entry.key_span, guess, f"the runtime starts reading the value as `{guess}`"),)
-    return Diagnostic(CODE, message, entry.key_span, Severity.WARNING, fixes)
+    return unknown_key(CODE, message, entry.key_span, entry.key, CONTEXT_PROPERTIES)

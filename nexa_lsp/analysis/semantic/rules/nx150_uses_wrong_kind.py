@@ -19,21 +19,13 @@ No fix.
 
 from __future__ import annotations
 
-from nexa_lsp.analysis.semantic.common import a_word, declared_here, describe
-from nexa_lsp.analysis.symbols import NameRef, RefRole, Symbol
-from nexa_lsp.syntax.diagnostics import CodeInfo, Diagnostic, Severity
+from nexa_lsp.analysis.symbols import RefRole
+from nexa_lsp.syntax.diagnostics import CodeInfo, Severity
 
 CODE = "NX150"
 INFO = CodeInfo("`uses` of something that is not a tool or agent", Severity.ERROR, "names")
 ROLE = RefRole.USES
-
-
-def diagnostic(ref: NameRef, symbol: Symbol) -> Diagnostic:
-    return Diagnostic(
-        CODE,
-        f"`uses {ref.name}`: `{ref.name}` is {a_word(describe(symbol))}; an agent uses tools, "
-        'other agents, `std.*` namespaces, skill files ("path.md") and `mcp:"uri"` servers',
-        ref.span,
-        Severity.ERROR,
-        related=declared_here(symbol),
-    )
+MESSAGE = (
+    "`uses {name}`: `{name}` is {what}; an agent uses tools, "
+    'other agents, `std.*` namespaces, skill files ("path.md") and `mcp:"uri"` servers'
+)

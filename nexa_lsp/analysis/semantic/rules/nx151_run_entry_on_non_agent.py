@@ -20,21 +20,10 @@ No fix.
 
 from __future__ import annotations
 
-from nexa_lsp.analysis.semantic.common import a_word, declared_here, describe
-from nexa_lsp.analysis.symbols import NameRef, RefRole, Symbol
-from nexa_lsp.syntax.diagnostics import CodeInfo, Diagnostic, Severity
+from nexa_lsp.analysis.symbols import RefRole
+from nexa_lsp.syntax.diagnostics import CodeInfo, Severity
 
 CODE = "NX151"
 INFO = CodeInfo("run entry called on something that is not an agent", Severity.ERROR, "names")
 ROLE = RefRole.RUN_RECEIVER
-
-
-def diagnostic(ref: NameRef, symbol: Symbol) -> Diagnostic:
-    return Diagnostic(
-        CODE,
-        f"`{ref.name}` is {a_word(describe(symbol))}, not an agent: only agents have run entries "
-        "(`.run`, `.execute`, `.continue`, `.resume`)",
-        ref.span,
-        Severity.ERROR,
-        related=declared_here(symbol),
-    )
+MESSAGE = "`{name}` is {what}, not an agent: only agents have run entries (`.run`, `.execute`, `.continue`, `.resume`)"

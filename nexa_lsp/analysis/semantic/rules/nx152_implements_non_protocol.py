@@ -19,20 +19,10 @@ No fix.
 
 from __future__ import annotations
 
-from nexa_lsp.analysis.semantic.common import a_word, declared_here, describe
-from nexa_lsp.analysis.symbols import NameRef, RefRole, Symbol
-from nexa_lsp.syntax.diagnostics import CodeInfo, Diagnostic, Severity
+from nexa_lsp.analysis.symbols import RefRole
+from nexa_lsp.syntax.diagnostics import CodeInfo, Severity
 
 CODE = "NX152"
 INFO = CodeInfo("`implements` of something that is not a protocol", Severity.ERROR, "names")
 ROLE = RefRole.PROTOCOL
-
-
-def diagnostic(ref: NameRef, symbol: Symbol) -> Diagnostic:
-    return Diagnostic(
-        CODE,
-        f"`implements {ref.name}`: `{ref.name}` is {a_word(describe(symbol))}, not a protocol",
-        ref.span,
-        Severity.ERROR,
-        related=declared_here(symbol),
-    )
+MESSAGE = "`implements {name}`: `{name}` is {what}, not a protocol"
