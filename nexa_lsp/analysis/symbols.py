@@ -19,11 +19,12 @@ from __future__ import annotations
 import enum
 import re
 import sys
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax import tree as t
@@ -181,6 +182,7 @@ class ChunkCache(Generic[T]):
         self._entries: dict[int, tuple[ParsedChunk, T]] = {}
         self._min_size = min_size
         self._prune_at = min_size
+        _CHUNK_CACHES.add(self)
 
     def get(self, chunk: ParsedChunk) -> T:
         entry = self._entries.get(id(chunk))
@@ -193,14 +195,22 @@ class ChunkCache(Generic[T]):
         return value
 
     def prune(self) -> None:
-        """Forget chunks that only this cache still holds."""
-        dead = [key for key, (chunk, _value) in self._entries.items() if sys.getrefcount(chunk) <= 3]
+        """Forget chunks that only chunk caches (this one and the others) still hold."""
+        caches = list(_CHUNK_CACHES)
+        dead = []
+        for key, (chunk, _value) in self._entries.items():
+            holders = sum(1 for cache in caches if cache._entries.get(key, (None,))[0] is chunk)
+            if sys.getrefcount(chunk) <= 2 + holders:  # the loop's name and getrefcount's argument
+                dead.append(key)
         for key in dead:
             del self._entries[key]
         self._prune_at = max(self._min_size, 2 * len(self._entries))
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+_CHUNK_CACHES: weakref.WeakSet[ChunkCache[Any]] = weakref.WeakSet()
 
 
 # ---------------------------------------------------------------------- collecting names of one chunk

@@ -6,36 +6,52 @@ moves files to Nexa 3.0 (the version declaration plus every safe rewrite, verifi
 the 3.0 path) or leaves a file untouched and names what blocks it. Nothing is written
 that does not re-parse, and every write replaces the file atomically.
 
+``--migrate --dry-run`` prints which files are ready / blocked / done without writing.
+Output: ``--format text|json|sarif|github|markdown``, ``--statistics`` (counts per code),
+``--output-file`` (instead of standard output); see :mod:`nexa_lsp.cli.check_output`.
+
 Exit status: 0 when no errors, 1 when any error (a file that could not be migrated
-counts as one), 2 on usage or I/O problems.
+counts as one; ``--exit-zero`` reports them and exits 0), 2 on usage or I/O problems.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
-import json
 import os
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from nexa_lsp.analysis.engine import CheckSettings, check_source
 from nexa_lsp.analysis.fixes import apply_fixes, select_fixes
-from nexa_lsp.analysis.migration import migrate_source
+from nexa_lsp.analysis.migration.workspace import BLOCKED, DONE, FileStatus, workspace_status
+from nexa_lsp.analysis.severity import SEVERITY_NAMES, parse_overrides, severity_named
 from nexa_lsp.analysis.workspace import IncludeResolver, include_candidates
+from nexa_lsp.cli.check_output import FileReport, write_migration_status, write_report, write_statistics
 from nexa_lsp.syntax.diagnostics import Diagnostic, Severity
 from nexa_lsp.syntax.files import find_sources, read_source
 from nexa_lsp.syntax.source import SourceFile, parse_source
-from nexa_lsp.text import LineIndex
+from nexa_lsp.syntax.tree import absolute_span
 
 
 def register(sub: Any) -> None:
     parser = sub.add_parser("check", help="check Nexa sources and print diagnostics")
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders (.nx, .nxlib)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--format", choices=("text", "json", "sarif", "github", "markdown"), default="text")
+    parser.add_argument("--statistics", action="store_true", help="print how many findings of each code, not each one")
+    parser.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when there are errors (not on I/O errors)"
+    )
+    parser.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="with --migrate: say which files are ready, blocked (and why) or done, and write nothing",
+    )
     parser.add_argument("--select", default="", help="only these codes or prefixes (comma-separated)")
     parser.add_argument("--ignore", default="", help="skip these codes or prefixes (comma-separated)")
     parser.add_argument("--fix", action="store_true", help="apply safe fixes in place")
@@ -48,23 +64,25 @@ def register(sub: Any) -> None:
         "cannot be converted completely is left unchanged and what blocks it is reported",
     )
     parser.add_argument("--no-migration-hints", action="store_true", help="hide 2.4 -> 3.0 hints on 2.4 files")
+    parser.add_argument(
+        "--migration-severity",
+        choices=tuple(SEVERITY_NAMES),
+        default="information",
+        help="severity of the 2.4 -> 3.0 findings on 2.4 files (default information); on 3.0 files they stay errors",
+    )
+    parser.add_argument(
+        "--severity",
+        action="append",
+        default=[],
+        metavar="CODE=LEVEL",
+        help="report CODE at LEVEL (hint, information, warning, error); repeat or separate with commas, "
+        "e.g. --severity NXM002=warning,NX130=hint",
+    )
     parser.set_defaults(handler=run_check)
 
 
 def _codes(value: str) -> tuple[str, ...]:
     return tuple(c.strip() for c in value.split(",") if c.strip())
-
-
-@dataclass
-class FileReport:
-    path: Path
-    text: str | None
-    diagnostics: list[Diagnostic]
-    source: SourceFile | None = None
-    fixes_applied: int = 0
-    notes: list[str] = field(default_factory=list)
-    migration: str | None = None  # migrated | not migrated | already 3.0 | unchanged (with --migrate)
-    blockers: list[Diagnostic] = field(default_factory=list)
 
 
 class DiskIncludes:
@@ -180,109 +198,62 @@ def fix_file(
 
 def migrate_file(
     report: FileReport,
+    status: FileStatus | None,
     includes: IncludeResolver,
     settings: CheckSettings,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
 ) -> str | None:
-    """Move one file to Nexa 3.0; returns the new text, or None when nothing changes.
+    """Move one file to Nexa 3.0 as the workspace plan says; returns the new text, or None.
 
     A file that cannot be migrated completely is left as it is: each finding that blocks
     the migration is reported as an error naming what blocks it.
     """
-    if report.text is None or report.source is None:
+    if report.text is None or report.source is None or status is None:
         return None
-    result = migrate_source(report.text, report.source)
-    if result.blocked:
+    if status.state == DONE:
+        report.migration = "already 3.0"
+        return None
+    if status.state == BLOCKED:
         report.migration = "not migrated"
-        report.blockers = list(result.blockers)
-        blocking = {(b.code, b.span.start) for b in result.blockers}
+        report.blockers = [
+            Diagnostic(b.code, b.message, absolute_span(b.start_offset, b.end_offset)) for b in status.blockers
+        ]
+        blocking = {(b.code, b.span.start) for b in report.blockers}
         kept = [d for d in report.diagnostics if (d.code, d.span.start) not in blocking]
         kept.extend(
-            Diagnostic(b.code, f"not migrated to Nexa 3.0: {b.message}", b.span, Severity.ERROR, b.fixes, b.related)
-            for b in result.blockers
+            Diagnostic(b.code, f"not migrated to Nexa 3.0: {b.message}", b.span, Severity.ERROR)
+            for b in report.blockers
         )
         kept.sort(key=lambda d: (d.span.start, d.span.end, d.code))
         report.diagnostics = kept
         return None
-    if not result.changed:
-        report.migration = "already 3.0" if result.was_30 else "unchanged"
-        return None
-    reparsed = parse_source(result.text)
-    if reparsed.path.value != "3.0" or _errors(reparsed):
-        report.migration = "not migrated"
-        report.notes.append("not migrated: the migrated text would not parse on the 3.0 path")
-        return None
+    assert status.new_text is not None
+    reparsed = parse_source(status.new_text)
     report.migration = "migrated"
-    report.fixes_applied += len(result.applied)
-    report.notes.extend(result.notes)
+    report.fixes_applied += status.rewrites
+    report.notes.extend(status.notes)
     report.diagnostics = _filtered(
         check_source(reparsed, lambda inc, _i: includes(inc, report.path), settings), select, ignore
     )
     report.source = reparsed
-    return result.text
+    return status.new_text
 
 
-def _json_diagnostic(d: Diagnostic, lines: LineIndex | None) -> dict[str, Any]:
-    if lines is not None:
-        start = lines.utf16_position(d.span.start)
-        end = lines.utf16_position(d.span.end)
-        rng = {
-            "start": {"line": start.line, "character": start.character},
-            "end": {"line": end.line, "character": end.character},
-        }
-    else:
-        line = int(str(d.data.get("line", 0)))
-        rng = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}
-    return {
-        "code": d.code,
-        "severity": d.severity.label,
-        "message": d.message,
-        "range": rng,
-        "fixes": [{"title": f.title, "safe": f.safe} for f in d.fixes],
-    }
+def _read_outside(path: Path) -> str | None:
+    """Included files outside the checked set, read from disk."""
+    if not path.is_file():
+        return None
+    return read_source(path).text
 
 
-def _text_position(d: Diagnostic, lines: LineIndex | None) -> tuple[int, int]:
-    if lines is None:
-        return int(str(d.data.get("line", 0))) + 1, int(str(d.data.get("column", 0))) + 1
-    pos = lines.position(d.span.start)
-    return pos.line + 1, pos.character + 1
-
-
-def _fixable(reports: list[FileReport]) -> tuple[int, int]:
-    """Findings with a safe fix, and findings whose fixes are all unsafe (the migrate-file fix
-    of NXM001 is counted by ``--migrate``, not here)."""
-    safe = unsafe = 0
-    for r in reports:
-        for d in r.diagnostics:
-            if not d.fixes or d.code == "NXM001":
-                continue
-            if any(f.safe for f in d.fixes):
-                safe += 1
-            else:
-                unsafe += 1
-    return safe, unsafe
-
-
-def _summary(reports: list[FileReport], args: argparse.Namespace) -> str:
-    errors = sum(1 for r in reports for d in r.diagnostics if d.severity is Severity.ERROR)
-    warnings = sum(1 for r in reports for d in r.diagnostics if d.severity is Severity.WARNING)
-    total = sum(len(r.diagnostics) for r in reports)
-    line = f"{len(reports)} files checked: {errors} errors, {warnings} warnings, {total} findings"
-    if args.fix or args.migrate:
-        line += f", {sum(r.fixes_applied for r in reports)} fixes applied"
-    safe, unsafe = _fixable(reports)
-    if safe and not args.fix:
-        line += f", {safe} fixable with --fix"
-    if unsafe and not args.unsafe_fixes:
-        line += f", {unsafe} with unsafe fixes only (--fix --unsafe-fixes)"
-    if args.migrate:
-        migrated = sum(1 for r in reports if r.migration == "migrated")
-        blocked = sum(1 for r in reports if r.migration == "not migrated")
-        already = sum(1 for r in reports if r.migration == "already 3.0")
-        line += f"; {migrated} migrated to Nexa 3.0, {blocked} not migrated, {already} already on 3.0"
-    return line
+@contextlib.contextmanager
+def _output(args: argparse.Namespace) -> Iterator[TextIO]:
+    if args.output_file is None:
+        yield sys.stdout
+        return
+    with open(args.output_file, "w", encoding="utf-8", newline="") as handle:
+        yield handle
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -292,31 +263,54 @@ def run_check(args: argparse.Namespace) -> int:
     if missing and not files:
         return 2
     select, ignore = _codes(args.select), _codes(args.ignore)
-    settings = CheckSettings(migration_hints=not args.no_migration_hints)
+    pairs = [item.partition("=") for item in _codes(",".join(args.severity))]
+    overrides, problems = parse_overrides((code, level) for code, _eq, level in pairs)
+    for problem in problems:
+        print(f"nexa-lsp check: --severity: {problem}", file=sys.stderr)
+    if problems:
+        return 2
+    settings = CheckSettings(
+        migration_hints=not args.no_migration_hints,
+        migration_severity=severity_named(args.migration_severity),
+        severity_overrides=overrides,
+    )
+    if args.dry_run and not args.migrate:
+        print("nexa-lsp check: --dry-run goes with --migrate", file=sys.stderr)
+        return 2
+    if args.statistics and args.format not in ("text", "json"):
+        print("nexa-lsp check: --statistics prints text or json", file=sys.stderr)
+        return 2
     includes = DiskIncludes()
     reports: list[FileReport] = []
+    diffs: list[str] = []
     io_problem = bool(missing)
-    for path in files:
-        report, io_error = check_file(path, includes, settings, select, ignore)
+    checked = [check_file(path, includes, settings, select, ignore) for path in files]
+    texts = {_normal(r.path): r.text for r, _io in checked if r.text is not None}
+    status = workspace_status(texts, _read_outside, settings) if args.migrate else None
+    by_path = {f.path: f for f in status.files} if status is not None else {}
+    for report, io_error in checked:
+        path = report.path
         io_problem = io_problem or io_error
         original = report.text
         new_text: str | None = None
         if args.migrate:
-            new_text = migrate_file(report, includes, settings, select, ignore)
+            new_text = migrate_file(report, by_path.get(_normal(path)), includes, settings, select, ignore)
             if new_text is not None:
                 report.text = new_text
         if args.fix or (args.diff and not args.migrate):
             fixed = fix_file(report, args, includes, settings, select, ignore)
             if fixed is not None:
                 report.text = new_text = fixed
-        if new_text is not None and original is not None and new_text != original:
+        if new_text is not None and original is not None and new_text != original and not args.dry_run:
             if args.diff:
-                sys.stdout.writelines(
-                    difflib.unified_diff(
-                        original.splitlines(keepends=True),
-                        new_text.splitlines(keepends=True),
-                        f"a/{path}",
-                        f"b/{path}",
+                diffs.append(
+                    "".join(
+                        difflib.unified_diff(
+                            original.splitlines(keepends=True),
+                            new_text.splitlines(keepends=True),
+                            f"a/{path}",
+                            f"b/{path}",
+                        )
                     )
                 )
             else:
@@ -327,51 +321,18 @@ def run_check(args: argparse.Namespace) -> int:
                     io_problem = True
         reports.append(report)
     errors = sum(1 for r in reports for d in r.diagnostics if d.severity is Severity.ERROR)
-    if args.format == "json":
-        warnings = sum(1 for r in reports for d in r.diagnostics if d.severity is Severity.WARNING)
-        safe, unsafe = _fixable(reports)
-        summary: dict[str, Any] = {
-            "files": len(reports),
-            "findings": sum(len(r.diagnostics) for r in reports),
-            "errors": errors,
-            "warnings": warnings,
-            "fixes_applied": sum(r.fixes_applied for r in reports),
-            "fixable": safe,
-            "unsafe_fixable": unsafe,
-        }
-        if args.migrate:
-            summary["migrated"] = sum(1 for r in reports if r.migration == "migrated")
-            summary["not_migrated"] = sum(1 for r in reports if r.migration == "not migrated")
-            summary["already_30"] = sum(1 for r in reports if r.migration == "already 3.0")
-        files_out = []
-        for r in reports:
-            lines = r.source.lines if r.source else None
-            entry: dict[str, Any] = {
-                "path": str(r.path),
-                "version_path": r.source.path.value if r.source else None,
-                "diagnostics": [_json_diagnostic(d, lines) for d in r.diagnostics],
-                "fixes_applied": r.fixes_applied,
-                "notes": r.notes,
-            }
-            if args.migrate:
-                entry["migration"] = {
-                    "status": r.migration,
-                    "blockers": [_json_diagnostic(d, lines) for d in r.blockers],
-                }
-            files_out.append(entry)
-        json.dump({"files": files_out, "summary": summary}, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
-    elif not args.diff:
-        for r in reports:
-            lines = r.source.lines if r.source else None
-            for d in r.diagnostics:
-                line, col = _text_position(d, lines)
-                print(f"{r.path}:{line}:{col}: {d.severity.label} {d.code} {d.message}")
-            if r.migration in ("migrated", "not migrated"):
-                print(f"{r.path}: {r.migration}" + (f" ({len(r.blockers)} blocking findings)" if r.blockers else ""))
-            for note in r.notes:
-                print(f"{r.path}: note: {note}")
-        print(_summary(reports, args))
+    with _output(args) as out:
+        out.writelines(diffs)
+        if status is not None and args.dry_run:
+            errors = write_migration_status(status, texts, args.format, out) or errors
+        elif args.statistics:
+            write_statistics(reports, args.format, out)
+        else:
+            write_report(reports, args, out)
     if io_problem:
         return 2
-    return 1 if errors else 0
+    return 1 if errors and not args.exit_zero else 0
+
+
+def _normal(path: Path) -> Path:
+    return Path(os.path.normpath(path))

@@ -2,8 +2,9 @@
 
 Every fix is applied to a copy of the text and re-parsed before it is offered:
 a fix that would add syntax errors is not offered. Safe fixes are plain quick
-fixes; unsafe ones carry "(unsafe: why)" in their title and never take part in
-``source.fixAll.nexa``.
+fixes; unsafe ones carry "(unsafe)" in their title (the diagnostic's message says why)
+and never take part in ``source.fixAll.nexa``. Every title is at most 60 characters, so
+the editor's quick-fix menu shows it whole.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from nexa_lsp.analysis.fixes import apply_edits, apply_fixes, select_fixes
+from nexa_lsp.analysis.migration import migrate_source
+from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Severity, TextEdit
 from nexa_lsp.syntax.source import ParsedChunk, SourceFile, parse_source
 from nexa_lsp.syntax.tree import Anchor
@@ -37,6 +40,7 @@ class ActionData:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     preferred: bool = False
     command: str | None = None  # run this server command instead of applying edits
+    why_unsafe: str | None = None  # for an unsafe fix: why (the title only says "unsafe")
 
 
 def syntax_errors(source: SourceFile) -> int:
@@ -66,11 +70,23 @@ def still_parses(source: SourceFile, edits: Iterable[TextEdit]) -> tuple[bool, s
     return syntax_errors(reparse_after(source, new_text)) <= syntax_errors(source), new_text
 
 
+#: Longest code action title.
+MAX_TITLE = 60
+
+
+def short_title(title: str) -> str:
+    """``title`` cut to :data:`MAX_TITLE` characters."""
+    return title if len(title) <= MAX_TITLE else title[: MAX_TITLE - 1] + "…"
+
+
 def fix_title(fix: Fix) -> str:
+    """The action title of ``fix``: short, "(unsafe)" at the end of an unsafe one."""
     if fix.safe:
-        return fix.title
-    why = f": {fix.why_unsafe}" if fix.why_unsafe else ""
-    return f"{fix.title} (unsafe{why})"
+        return short_title(fix.title)
+    suffix = " (unsafe)"
+    room = MAX_TITLE - len(suffix)
+    title = fix.title if len(fix.title) <= room else fix.title[: room - 1] + "…"
+    return title + suffix
 
 
 def _edits(fix_edits: Iterable[TextEdit]) -> list[Edit]:
@@ -93,7 +109,14 @@ def quick_fixes(source: SourceFile, diagnostics: Iterable[Diagnostic], start: in
             if not ok:
                 continue
             out.append(
-                ActionData(fix_title(fix), QUICKFIX, _edits(fix.edits), [diag], preferred=fix.safe and safe_count == 1)
+                ActionData(
+                    fix_title(fix),
+                    QUICKFIX,
+                    _edits(fix.edits),
+                    [diag],
+                    preferred=fix.safe and safe_count == 1,
+                    why_unsafe=None if fix.safe else fix.why_unsafe,
+                )
             )
     out.sort(key=lambda a: (not a.preferred, "(unsafe" in a.title))
     return out
@@ -121,24 +144,33 @@ def fix_all(source: SourceFile, diagnostics: Iterable[Diagnostic]) -> ActionData
 
 
 @dataclass(frozen=True, slots=True)
+class Blocker:
+    """One finding that keeps a file from migrating, with where it is."""
+
+    code: str
+    start: int
+    end: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class MigrationPlan:
-    """What "Migrate this file to Nexa 3.0" would do: the edits, or the codes that block it."""
+    """What "Migrate this file to Nexa 3.0" would do: the edits, or the codes that block it
+    (``blocked_by`` has each blocker with its location)."""
 
     edits: list[Edit] | None
     blockers: list[str]
-    available: bool = True  # False when this installation has no migrator
+    available: bool = True  # kept for the server, which still asks
+    blocked_by: list[Blocker] = field(default_factory=list)
 
 
-def migration_plan(source: SourceFile) -> MigrationPlan:
-    """Ask the migration lints (``migrate_source``) how this file moves to Nexa 3.0."""
-    from nexa_lsp.analysis import migration
-
-    migrate = getattr(migration, "migrate_source", None)
-    if migrate is None:
-        return MigrationPlan(None, [], available=False)
-    result = migrate(source.text, source)
+def migration_plan(source: SourceFile, includes: IncludeResolver | None = None) -> MigrationPlan:
+    """Ask the migration lints (``migrate_source``) how this file moves to Nexa 3.0; pass
+    ``includes`` so included agents and tools count, as in the diagnostics."""
+    result = migrate_source(source.text, source, includes)
     if not result.migrated:
-        return MigrationPlan(None, sorted({d.code for d in result.blockers}))
+        blocked_by = [Blocker(d.code, d.span.start, d.span.end, d.message) for d in result.blockers]
+        return MigrationPlan(None, sorted({d.code for d in result.blockers}), blocked_by=blocked_by)
     return MigrationPlan([Edit(e.span.start, e.span.end, e.new_text) for e in result.edits], [])
 
 

@@ -17,6 +17,7 @@ from nexa_lsp.server.from_lsp import text_document_uri
 from nexa_lsp.server.sync import document
 
 if TYPE_CHECKING:
+    from nexa_lsp.analysis.workspace import IncludeResolver
     from nexa_lsp.server.app import NexaLanguageServer
     from nexa_lsp.syntax.diagnostics import Diagnostic
     from nexa_lsp.syntax.source import SourceFile
@@ -48,8 +49,9 @@ class DocumentInfo:
     blockers: tuple[Diagnostic, ...]
 
 
-def describe(source: SourceFile, path: Path | None) -> DocumentInfo:
-    """The facts of ``source``: its path, declaration, agents and migration state."""
+def describe(source: SourceFile, path: Path | None, includes: IncludeResolver | None = None) -> DocumentInfo:
+    """The facts of ``source``: its path, declaration, agents and migration state (with
+    ``includes``, included agents and tools count as in the diagnostics)."""
     from nexa_lsp.analysis.migration import migrate_source  # lazy: start-up
     from nexa_lsp.ide.runs import run_entry_literals  # lazy: start-up (the runtime)
     from nexa_lsp.syntax.tree import AgentDecl  # lazy: start-up
@@ -71,7 +73,7 @@ def describe(source: SourceFile, path: Path | None) -> DocumentInfo:
                     tuple(inputs),
                 )
             )
-    result = migrate_source(source.text, source)
+    result = migrate_source(source.text, source, includes)
     if result.was_30:
         state = "done"
     elif result.blocked:
@@ -96,5 +98,6 @@ def register(server: NexaLanguageServer) -> None:
         state = document(server, text_document_uri(params, METHOD))
         source = server.documents.parsed(state)
         if state.info is None or state.info[0] is not source:
-            state.info = (source, describe(source, state.path))
+            documents = server.documents
+            state.info = (source, describe(source, state.path, lambda inc, _at: documents.locate(inc, state.path)[1]))
         return to_lsp.document_info(state.uri, source.lines, state.info[1])

@@ -85,7 +85,8 @@ def _migration(server: NexaLanguageServer, state: DocumentState) -> MigrationPla
 
     if state.migration is not None and state.migration[0] == state.version:
         return state.migration[1]
-    plan = migration_plan(server.documents.parsed(state))
+    documents = server.documents
+    plan = migration_plan(documents.parsed(state), lambda include, _at: documents.locate(include, state.path)[1])
     state.migration = (state.version, plan)
     return plan
 

@@ -27,8 +27,12 @@ _SETTINGS: dict[tuple[str, ...], tuple[str, type]] = {
     ("runs", "notify"): ("runs_notify", str),
     ("diagnostics", "migrationHints"): ("migration_hints", bool),
     ("diagnostics", "debounceMs"): ("debounce_ms", int),
+    ("diagnostics", "migrationSeverity"): ("migration_severity", str),
 }
+_OVERRIDES = ("diagnostics", "severityOverrides")
 _MISSING = object()
+#: the words of ``diagnostics.migrationSeverity`` (as analysis.severity.SEVERITY_NAMES spells them)
+_SEVERITY_WORDS = ("hint", "information", "warning", "error")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +45,8 @@ class ServerSettings:
     runs_notify: str = "all"  # all | failures | none: which run outcomes are shown as messages
     migration_hints: bool = True
     debounce_ms: int = 150
+    migration_severity: str = "information"  # one of analysis.severity.SEVERITY_NAMES
+    severity_overrides: tuple[tuple[str, str], ...] = ()  # (code, severity word), sorted
 
     def updated(self, section: object) -> tuple[ServerSettings, list[str]]:
         """These settings with the values of ``section`` (the ``nexa`` section's content)
@@ -64,7 +70,24 @@ class ServerSettings:
             if name == "debounce_ms" and isinstance(value, int) and not 0 <= value <= 10_000:
                 problems.append(f"setting {dotted} should be between 0 and 10000, got {value}")
                 continue
+            if name == "migration_severity" and value not in _SEVERITY_WORDS:
+                problems.append(f"setting {dotted} should be one of {', '.join(_SEVERITY_WORDS)}, got {value!r}")
+                continue
             values[name] = value
+        overrides = _lookup(section, _OVERRIDES)
+        if overrides is not _MISSING:
+            dotted = ".".join((SECTION, *_OVERRIDES))
+            if not isinstance(overrides, Mapping):
+                problems.append(f"setting {dotted} should be an object of code -> severity, got {overrides!r}")
+            else:
+                # lazy: the analysis layer is loaded after initialize, not for it
+                from nexa_lsp.analysis.severity import parse_overrides
+
+                chosen, bad = parse_overrides(overrides.items())
+                problems.extend(f"setting {dotted}: {p}; ignored" for p in bad)
+                values["severity_overrides"] = tuple(
+                    sorted((code, level.name.lower()) for code, level in chosen.items())
+                )
         return replace(self, **values), problems
 
 

@@ -21,7 +21,7 @@ from lsprotocol import types as lsp
 from nexa_lsp.server import to_lsp
 from nexa_lsp.server.app import NexaLanguageServer, RequestFailed
 from nexa_lsp.server.documents import Checked, DocumentState, path_of_uri
-from nexa_lsp.server.settings import SECTION
+from nexa_lsp.server.settings import SECTION, ServerSettings
 
 if TYPE_CHECKING:
     from nexa_lsp.server.from_lsp import ClientFacts
@@ -44,11 +44,12 @@ def document(server: NexaLanguageServer, uri: str) -> DocumentState:
 
 
 def base_diagnostics(
-    source: SourceFile, path: Path | None, locate: Locate, migration_hints: bool
+    source: SourceFile, path: Path | None, locate: Locate, settings: ServerSettings
 ) -> tuple[list[Diagnostic], set[Path]]:
-    """What :func:`check_source` finds in ``source``, and the files its includes resolved to.
-    Safe in a worker thread when ``locate`` is (a :class:`FileView`'s)."""
+    """What :func:`check_source` finds in ``source`` under ``settings``, and the files its
+    includes resolved to. Safe in a worker thread when ``locate`` is (a :class:`FileView`'s)."""
     from nexa_lsp.analysis.engine import CheckSettings, check_source  # lazy: start-up
+    from nexa_lsp.analysis.severity import SEVERITY_NAMES  # lazy: start-up
 
     resolved: set[Path] = set()
 
@@ -58,7 +59,12 @@ def base_diagnostics(
             resolved.add(found)
         return included
 
-    return check_source(source, resolve, CheckSettings(migration_hints=migration_hints)), resolved
+    check_settings = CheckSettings(
+        migration_hints=settings.migration_hints,
+        migration_severity=SEVERITY_NAMES[settings.migration_severity],
+        severity_overrides={code: SEVERITY_NAMES[level] for code, level in settings.severity_overrides},
+    )
+    return check_source(source, resolve, check_settings), resolved
 
 
 def checked(
@@ -87,8 +93,8 @@ def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
     if state.checked is not None and state.checked.version == state.version:
         return state.checked
     source = server.documents.parsed(state)
-    hints = server.settings_for(state.uri).migration_hints
-    diagnostics, state.include_paths = base_diagnostics(source, state.path, server.documents.locate, hints)
+    settings = server.settings_for(state.uri)
+    diagnostics, state.include_paths = base_diagnostics(source, state.path, server.documents.locate, settings)
     diagnostics += provided_diagnostics(server, state, source)
     state.checked = checked(state.uri, state.version, source, diagnostics, server.client)
     server.idle_collector.settle()

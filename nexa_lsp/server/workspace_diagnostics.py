@@ -25,7 +25,7 @@ from lsprotocol import types as lsp
 
 from nexa_lsp.server import to_lsp
 from nexa_lsp.server.documents import Checked, DocumentState, FileView, uri_of_path
-from nexa_lsp.server.settings import settings_for_uri
+from nexa_lsp.server.settings import ServerSettings, settings_for_uri
 from nexa_lsp.server.sync import base_diagnostics, check, checked, provided_diagnostics
 
 if TYPE_CHECKING:
@@ -46,12 +46,12 @@ class _FileResult:
     path: Path
     uri: str
     source: SourceFile
-    migration_hints: bool
+    settings: ServerSettings
     includes: tuple[tuple[str, Path | None, SourceFile | None], ...]  # (include, path, parse) resolved
     checked: Checked
 
-    def still_valid(self, view: FileView, source: SourceFile, migration_hints: bool) -> bool:
-        if source is not self.source or migration_hints != self.migration_hints:
+    def still_valid(self, view: FileView, source: SourceFile, settings: ServerSettings) -> bool:
+        if source is not self.source or settings != self.settings:
             return False
         return all(view.locate(name, self.path) == (path, parse) for name, path, parse in self.includes)
 
@@ -63,12 +63,14 @@ class _Scanner:
         self._results: dict[Path, _FileResult] = {}
         self._lock = threading.Lock()
 
-    def scan(self, view: FileView, hints_for: Callable[[str], bool], client: ClientFacts) -> list[_FileResult]:
+    def scan(
+        self, view: FileView, settings_for: Callable[[str], ServerSettings], client: ClientFacts
+    ) -> list[_FileResult]:
         with self._lock:
             results = []
             files = [p for p in view.store.workspace_files() if p not in view.open]
             for path in files:
-                result = self._file(view, path, hints_for, client)
+                result = self._file(view, path, settings_for, client)
                 if result is not None:
                     results.append(result)
             keep = {r.path for r in results}
@@ -77,15 +79,15 @@ class _Scanner:
             return results
 
     def _file(
-        self, view: FileView, path: Path, hints_for: Callable[[str], bool], client: ClientFacts
+        self, view: FileView, path: Path, settings_for: Callable[[str], ServerSettings], client: ClientFacts
     ) -> _FileResult | None:
         source = view.read(path)
         if source is None:
             return None
         uri = uri_of_path(path)
-        hints = hints_for(uri)
+        settings = settings_for(uri)
         cached = self._results.get(path)
-        if cached is not None and cached.still_valid(view, source, hints):
+        if cached is not None and cached.still_valid(view, source, settings):
             return cached
         resolved: list[tuple[str, Path | None, SourceFile | None]] = []
 
@@ -94,8 +96,10 @@ class _Scanner:
             resolved.append((include, *found))
             return found
 
-        diagnostics, _paths = base_diagnostics(source, path, locate, hints)
-        result = _FileResult(path, uri, source, hints, tuple(resolved), checked(uri, None, source, diagnostics, client))
+        diagnostics, _paths = base_diagnostics(source, path, locate, settings)
+        result = _FileResult(
+            path, uri, source, settings, tuple(resolved), checked(uri, None, source, diagnostics, client)
+        )
         self._results[path] = result
         return result
 
@@ -140,10 +144,10 @@ class WorkspacePull:
         view = server.documents.view()
         settings, folder_settings = server.settings, dict(server.folder_settings)
 
-        def hints_for(uri: str) -> bool:
-            return settings_for_uri(uri, settings, folder_settings).migration_hints
+        def settings_for(uri: str) -> ServerSettings:
+            return settings_for_uri(uri, settings, folder_settings)
 
-        results = await asyncio.to_thread(self.scanner.scan, view, hints_for, server.client)
+        results = await asyncio.to_thread(self.scanner.scan, view, settings_for, server.client)
         for index, result in enumerate(results):
             if index and index % YIELD_EVERY == 0:
                 await asyncio.sleep(0)

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from nexa_lsp.analysis.engine import check_source
-from nexa_lsp.analysis.semantic import semantic_diagnostics
-from nexa_lsp.analysis.semantic_codes import SEMANTIC_CODES
+from nexa_lsp.analysis.semantic import SEMANTIC_CODES, semantic_diagnostics
 from nexa_lsp.analysis.symbols import ChunkCache, analyze, chunk_facts
 from nexa_lsp.syntax.diagnostics import CODES, Diagnostic, Severity
 from nexa_lsp.syntax.source import SourceFile, parse_source

@@ -114,7 +114,7 @@ def test_fix_on_a_24_file_never_migrates_it(tmp_path: Path) -> None:
     result = nexa(path, "--fix")
     assert path.read_text(encoding="utf-8") == GOOD
     assert result.returncode == 0
-    assert "hint NXM001" in result.stdout and "hint NXM002" in result.stdout
+    assert "info NXM001" in result.stdout and "info NXM002" in result.stdout  # information by default
 
 
 def test_unsafe_fixes_never_migrate_a_24_file_either(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from nexa_lsp.analysis.migration_codes import MIGRATION_CODES, migration_severity
+from nexa_lsp.analysis.migration import MIGRATION_CODES, migration_severity
 from nexa_lsp.syntax import Severity, VersionPath
 from nexa_lsp.syntax.diagnostics import CODES
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nexa_lsp.analysis.migration import migration_diagnostics
+from nexa_lsp.analysis.migration import fresh_migration_diagnostics, migration_diagnostics
 from nexa_lsp.syntax import parse_source
 
 BASE = """agent Writer {
@@ -39,9 +39,7 @@ def _check_chain(edits: list[str]) -> None:
         current = parse_source(text, previous)
         incremental = migration_diagnostics(current)
         fresh_source = parse_source(text)
-        from nexa_lsp.analysis import migration
-
-        fresh = migration._migration_diagnostics(fresh_source, True)
+        fresh = fresh_migration_diagnostics(fresh_source, True)
         assert _view(incremental) == _view(fresh), text
         previous = current
 

@@ -26,7 +26,7 @@ def test_nxm001_hint_on_first_line_with_the_migrate_fix() -> None:
     fix = fix_titled(diag, "Migrate this file to Nexa 3.0")
     assert not fix.safe and fix.why_unsafe  # a version switch is never part of fix-all
     migrated = apply(text, fix)
-    assert migrated.startswith("nexa 3.0;\n// notes\n")
+    assert migrated.startswith("// notes\nnexa 3.0;\n")  # after the leading comments (issue 14 item 5)
     assert 'draft = Writer.execute("a poem")' in migrated
     assert errors_30(migrated) == []
     assert migrated == migrate_source(text).text
@@ -117,6 +117,16 @@ def test_nxm003_unbound_earlier_run_has_no_automatic_fix_but_offers_binding() ->
     fixed = apply(fixed, only(fixed, "NXM002").fixes[0])
     assert errors_30(fixed) == []
     assert migrate_source(body).blocked
+
+
+def test_nxm003_binding_picks_a_name_no_variable_or_python_code_of_the_file_uses() -> None:
+    body = AGENTS + (
+        'flow other {\n    writer_run = "taken"\n    print(writer_run)\n}\n'
+        'flow main {\n    python! """\nprint(writer_run_2)\n"""\n    Writer.run("a")\n    Writer.run("b")\n}\n'
+    )
+    bind = fix_titled(only(V30 + body, "NXM003"), "Bind the earlier run of Writer")
+    assert "`writer_run_3`" in bind.title
+    assert 'writer_run_3 = Writer.run("a")' in apply(V30 + body, bind)
 
 
 def test_nxm003_reassigned_variable_or_pipeline_run_cannot_be_continued() -> None:

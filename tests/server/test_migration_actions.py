@@ -165,8 +165,8 @@ async def test_unsafe_rewrites_are_labelled_and_never_in_fix_all(client: Languag
     diags = await diagnostics(client, doc)
     in_try = next(d for d in diags if d.code == "NXM003")
     quick = await actions(client, doc, V30_MIXED, ["quickfix"], [in_try])
-    labelled = [a.title for a in quick if "(unsafe" in a.title]
-    assert labelled and "inside `try`" in labelled[0]
+    labelled = [a.title for a in quick if a.title.endswith("(unsafe)")]
+    assert labelled and "inside `try`" in in_try.message  # the title is short, the message says why
     [fix_all] = await actions(client, doc, V30_MIXED, ["source.fixAll.nexa"])
     assert fix_all.edit is not None
     fixed = apply_text_edits(V30_MIXED, edits_for(fix_all.edit, doc))
@@ -178,7 +178,7 @@ async def test_24_hints_carry_no_single_rewrite(client: LanguageClient) -> None:
     doc = await open_file(client, "hints.nx", MIGRATABLE)
     diags = await diagnostics(client, doc)
     assert {str(d.code) for d in diags} >= {"NXM001", "NXM002", "NXM003"}
-    assert {d.severity for d in diags if str(d.code).startswith("NXM")} == {lsp.DiagnosticSeverity.Hint}
+    assert {d.severity for d in diags if str(d.code).startswith("NXM")} == {lsp.DiagnosticSeverity.Information}
     run_hint = next(d for d in diags if d.code == "NXM002")
     quick = await actions(client, doc, MIGRATABLE, ["quickfix"], [run_hint])
     assert not [a for a in quick if a.title.startswith("Use `Writer.execute")]
@@ -197,3 +197,88 @@ async def test_edits_carry_the_document_version(client: LanguageClient) -> None:
         assert isinstance(change, lsp.TextDocumentEdit) and change.text_document.version == 1
     else:  # a client without documentChanges (the Neovim 0.10 profile) gets plain changes
         assert migrate.edit.changes and not migrate.edit.document_changes
+
+
+# ------------------------------------------------------------------ severity settings (VS Code profile)
+
+
+@pytest_lsp.fixture(config=CONFIG, params=["visual_studio_code"])
+async def vscode(lsp_client: LanguageClient, request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    await initialize(lsp_client, request.param, [tmp_path])
+    lsp_client.folder = tmp_path  # type: ignore[attr-defined]
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+def _severities(diags: list[lsp.Diagnostic]) -> dict[str, lsp.DiagnosticSeverity | None]:
+    return {str(d.code): d.severity for d in diags if str(d.code).startswith("NXM")}
+
+
+async def _configure(client: LanguageClient, doc: str, settings: dict[str, Any], expected: dict[str, Any]) -> None:
+    """Change the settings the way VS Code does and wait for the re-published diagnostics."""
+    client.set_configuration({"diagnostics": settings}, section="nexa")
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
+
+    def arrived() -> bool:
+        mine = [p for p in client.published if p.uri == doc]  # type: ignore[attr-defined]
+        return bool(mine) and _severities(list(mine[-1].diagnostics)) == expected
+
+    await wait_until(arrived, TIMEOUT)
+
+
+async def test_migration_findings_arrive_at_information_and_follow_the_setting(vscode: LanguageClient) -> None:
+    doc = await open_file(vscode, "old.nx", MIGRATABLE)
+    diags = await diagnostics(vscode, doc)
+    assert _severities(diags) == {"NXM001": lsp.DiagnosticSeverity.Information, "NXM002": 3, "NXM003": 3}
+    for word, severity in (
+        ("hint", lsp.DiagnosticSeverity.Hint),
+        ("warning", lsp.DiagnosticSeverity.Warning),
+        ("error", lsp.DiagnosticSeverity.Error),
+        ("information", lsp.DiagnosticSeverity.Information),
+    ):
+        expected = {"NXM001": severity, "NXM002": severity, "NXM003": severity}
+        await _configure(vscode, doc, {"migrationSeverity": word}, expected)
+
+
+async def test_a_per_code_override_changes_that_code(vscode: LanguageClient) -> None:
+    doc = await open_file(vscode, "override.nx", MIGRATABLE)
+    info, warning = lsp.DiagnosticSeverity.Information, lsp.DiagnosticSeverity.Warning
+    await _configure(
+        vscode, doc, {"severityOverrides": {"NXM002": "warning"}}, {"NXM001": info, "NXM002": warning, "NXM003": info}
+    )
+    hint = lsp.DiagnosticSeverity.Hint
+    await _configure(
+        vscode,
+        doc,
+        {"migrationSeverity": "hint", "severityOverrides": {"NXM003": "error"}},
+        {"NXM001": hint, "NXM002": hint, "NXM003": lsp.DiagnosticSeverity.Error},
+    )
+
+
+async def test_30_rule_violations_stay_errors_and_bad_values_are_reported(vscode: LanguageClient) -> None:
+    doc = await open_file(vscode, "new.nx", V30_MIXED)
+    error = lsp.DiagnosticSeverity.Error
+    await _configure(
+        vscode,
+        doc,
+        {"migrationSeverity": "hint", "severityOverrides": {"NXM002": "hint", "NX999": "hint"}},
+        {"NXM002": error, "NXM003": error},
+    )
+    logged = await wait_until(lambda: [m.message for m in vscode.log_messages if "severityOverrides" in m.message])
+    assert "unknown code 'NX999'" in logged[0]
+
+
+async def test_a_blocked_file_links_its_blockers_from_nxm001(client: LanguageClient) -> None:
+    doc = await open_file(client, "linked.nx", BLOCKED)
+    diags = await diagnostics(client, doc)
+    nxm001 = next(d for d in diags if d.code == "NXM001")
+    caps = client.capabilities  # type: ignore[attr-defined]
+    publish = caps.text_document.publish_diagnostics if caps and caps.text_document else None
+    if publish is None or not publish.related_information:
+        assert nxm001.related_information is None  # a client without related information gets none
+        return
+    assert nxm001.related_information is not None
+    [blocker] = nxm001.related_information
+    assert blocker.location.uri == doc and blocker.message.startswith("blocks the migration: NXM002")
+    run = next(d for d in diags if d.code == "NXM002")
+    assert blocker.location.range == run.range

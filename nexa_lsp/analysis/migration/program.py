@@ -1,0 +1,242 @@
+"""The declarations the migration rules read: agents, tools, flows and server routes.
+
+A flow's rewrite depends on the agents it runs (their protocol, memory and tools) and on
+the other flows it calls or that call it; :class:`Program` answers those questions for one
+source. What one chunk says (the agents and flows a flow names, the names it binds) is
+kept per chunk; the program puts it together per version, which costs a few dictionary
+operations per declaration.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from nexa_lsp.analysis.migration.positions import chunk_serial
+from nexa_lsp.analysis.symbols import SECRETS_SUFFIX, ChunkCache, chunk_facts
+from nexa_lsp.analysis.workspace import IncludeResolver
+from nexa_lsp.syntax import tree as t
+from nexa_lsp.syntax.source import ParsedChunk, SourceFile
+
+#: Words of a `python!` block: Python code, which the Nexa grammar keeps as opaque text.
+#: Every identifier-like word counts as a possible read of a flow variable (an
+#: over-approximation that can only make a rewrite unsafe, never wrong).
+_PYTHON_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: `{{ name ... }}` in a `template\"\"\"...\"\"\"` body: the template mini-language, which the
+#: Nexa grammar also keeps as opaque text.
+_TEMPLATE_REF = re.compile(r"\{\{\{?\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\}?\}\}|[^}]*\}\})")
+
+
+def python_words(code: str) -> list[str]:
+    """The identifier-like words of `python!` code, sorted, each once."""
+    return sorted(set(_PYTHON_WORD.findall(code)))
+
+
+def template_refs(body: str) -> list[tuple[str, bool]]:
+    """The names a template reads, with True when the reference is a plain ``{{ name }}``."""
+    return [(m.group(1), m.group(2).strip() in ("}}", "}}}")) for m in _TEMPLATE_REF.finditer(body)]
+
+
+@dataclass(frozen=True, slots=True)
+class FlowSummary:
+    """What a flow's body names, from its text alone: the agents it surely runs, names
+    that run an agent if they are one, names that call a flow if they are one."""
+
+    runs: frozenset[str]
+    maybe_agents: frozenset[str]
+    maybe_flows: frozenset[str]
+
+
+def _flow_summaries(chunk: ParsedChunk) -> dict[str, FlowSummary]:
+    out: dict[str, FlowSummary] = {}
+    for item in chunk.items:
+        if not isinstance(item, t.FlowDecl):
+            continue
+        runs: set[str] = set()
+        names: set[str] = set()
+        calls: set[str] = set()
+        for node in t.walk(item.body) if item.body is not None else ():
+            if isinstance(node, t.Call):
+                receiver = node.receiver_name
+                if node.run_entry is not None and receiver is not None:
+                    runs.add(receiver.id)
+                fn = node.function_name
+                if fn is not None:
+                    calls.add(fn.id)
+            elif isinstance(node, t.Name):
+                names.add(node.id)
+            elif isinstance(node, t.Member) and node.name == "run" and isinstance(node.obj, t.Name):
+                runs.add(node.obj.id)
+        out[item.name] = FlowSummary(frozenset(runs), frozenset(names), frozenset(calls))
+    return out
+
+
+def _chunk_names(chunk: ParsedChunk) -> frozenset[str]:
+    """Every name the chunk declares, binds or reads, `python!` and template words included."""
+    facts = chunk_facts(chunk)
+    names = {ref.name for ref in facts.refs} | {var.name for var in facts.locals} | {s.name for s in facts.symbols}
+    for item in chunk.items:
+        for node in t.walk(item):
+            if isinstance(node, t.PythonBlock):
+                names.update(python_words(node.code))
+            elif isinstance(node, t.TemplateLit):
+                names.update(name for name, _plain in template_refs(node.body))
+    return frozenset(names)
+
+
+_FLOW_SUMMARIES: ChunkCache[dict[str, FlowSummary]] = ChunkCache(_flow_summaries)
+_CHUNK_NAMES: ChunkCache[frozenset[str]] = ChunkCache(_chunk_names)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentFacts:
+    """What the rules read of one agent: everything a rewrite of its runs depends on."""
+
+    declared: bool
+    structured: str | None  # `implements P` or `-> T`: a 2.4 run gave the validated object
+    memory: str | None
+    approval_tools: tuple[str, ...]  # its tools that require approval on the 3.0 path
+    tools_all_known: bool  # every tool it uses is declared here, so its approvals are known
+
+
+_STAMPS: OrderedDict[tuple[object, ...], tuple[object, ...]] = OrderedDict()
+_STAMP_LIMIT = 64
+_UNDECLARED = AgentFacts(False, None, None, (), False)
+#: Each combination of tool approvals and declared names seen, numbered.
+_TOOL_KEYS: dict[tuple[frozenset[str], tuple[str, ...], frozenset[str]], int] = {}
+#: id(agent declaration) -> (declaration, tools key, facts).
+_AGENT_FACTS: dict[int, tuple[t.AgentDecl, int, AgentFacts]] = {}
+_FACTS_LIMIT = 50_000
+_TOOL_KEY_NUMBERS = itertools.count()
+
+
+def included_sources(source: SourceFile, includes: IncludeResolver | None) -> list[SourceFile]:
+    """The files ``source`` includes, in order (`.nxs` secrets and missing files left out)."""
+    if includes is None:
+        return []
+    out: list[SourceFile] = []
+    for item in source.items:
+        if isinstance(item, t.Include) and item.name and not item.name.endswith(SECRETS_SUFFIX):
+            found = includes(item.name, None)
+            if found is not None and found is not source and found not in out:
+                out.append(found)
+    return out
+
+
+class Program:
+    """What one source declares, with what the files it includes declare (one level, as in
+    2.x; the file's own declarations come first, then the includes in order)."""
+
+    def __init__(self, source: SourceFile, included: Sequence[SourceFile] = ()) -> None:
+        self.source = source
+        self.included = list(included)
+        self.agents: dict[str, t.AgentDecl] = {}
+        self.tools: dict[str, t.ToolDecl] = {}
+        self.tool_functions: dict[str, t.ToolFunction] = {}
+        self.flows: dict[str, t.FlowDecl] = {}
+        self.routed: set[str] = set()
+        self._chunk_of: dict[int, ParsedChunk] = {}  # agent and flow declarations -> their chunk
+        declaring: list[int] = []  # chunks that declare agents or tools
+        chunks = [(c, False) for inc in reversed(self.included) for c in inc.chunks]
+        chunks += [(c, True) for c in source.chunks]
+        for chunk, own in chunks:
+            declares = False
+            for item in chunk.items:
+                if isinstance(item, t.AgentDecl):
+                    self.agents[item.name] = item
+                    self._chunk_of[id(item)] = chunk
+                    declares = True
+                elif isinstance(item, t.FlowDecl):
+                    self.flows[item.name] = item
+                    self._chunk_of[id(item)] = chunk
+                elif isinstance(item, t.ToolDecl):
+                    self.tools[item.name] = item
+                    declares = True
+                elif isinstance(item, t.ToolFunction):
+                    self.tool_functions[item.name] = item
+                    declares = True
+                elif isinstance(item, t.ServerDecl) and own:
+                    self.routed.update(handler for route in item.routes for handler, _span in route.handlers)
+            if declares:
+                declaring.append(chunk_serial(chunk))
+        key = (tuple(declaring), tuple(self.flows))
+        #: The same object for every version with the same agent and tool chunks and flow names:
+        #: then which names are agents or flows, and every agent's facts, are the same too.
+        self.stamp: tuple[object, ...] = _STAMPS.setdefault(key, key)
+        _STAMPS.move_to_end(key)
+        while len(_STAMPS) > _STAMP_LIMIT:
+            _STAMPS.popitem(last=False)
+        self._tools_key: int | None = None  # names the tools and approvals the agent facts depend on
+        self._approval_names: set[str] = set()
+        self._flow_runs: dict[str, frozenset[str]] = {}
+        self._name_sets: list[frozenset[str]] | None = None
+
+    def agent_facts(self, agent: str) -> AgentFacts:
+        decl = self.agents.get(agent)
+        if decl is None:
+            return _UNDECLARED
+        if self._tools_key is None:
+            approval = {name for name, tool in self.tools.items() if tool.approval == "required"} | {
+                name for name, function in self.tool_functions.items() if function.requires_approval
+            }
+            known = frozenset(self.tools) | frozenset(self.tool_functions) | frozenset(self.agents)
+            key = (frozenset(approval), tuple(self.tool_functions), known)
+            if len(_TOOL_KEYS) > _STAMP_LIMIT:
+                _TOOL_KEYS.clear()
+            self._tools_key = _TOOL_KEYS.setdefault(key, next(_TOOL_KEY_NUMBERS))
+            self._approval_names = approval
+        kept = _AGENT_FACTS.get(id(decl))
+        if kept is not None and kept[0] is decl and kept[1] == self._tools_key:
+            return kept[2]
+        names = [u.text for u in decl.uses if u.kind == "name"] if decl.uses else list(self.tool_functions)
+        facts = AgentFacts(
+            True,
+            decl.implements or decl.return_type,
+            decl.text_property("memory"),
+            tuple(name for name in names if name in self._approval_names),
+            all(
+                use.kind == "name"
+                and (use.text in self.tools or use.text in self.tool_functions or use.text in self.agents)
+                for use in decl.uses
+            ),
+        )
+        if len(_AGENT_FACTS) > _FACTS_LIMIT:
+            _AGENT_FACTS.clear()
+        _AGENT_FACTS[id(decl)] = (decl, self._tools_key, facts)
+        return facts
+
+    def name_taken(self, name: str) -> bool:
+        """Does the file declare, bind or read ``name`` anywhere?"""
+        if self._name_sets is None:
+            sources = [self.source, *self.included]
+            self._name_sets = [_CHUNK_NAMES.get(chunk) for s in sources for chunk in s.chunks]
+        return any(name in names for names in self._name_sets)
+
+    def _summary(self, flow: str) -> FlowSummary:
+        decl = self.flows[flow]
+        return _FLOW_SUMMARIES.get(self._chunk_of[id(decl)])[flow]
+
+    def flow_runs(self, flow: str) -> frozenset[str]:
+        """Agents ``flow`` may run, directly or through the flows it calls (syntactic)."""
+        found = self._flow_runs.get(flow)
+        if found is not None:
+            return found
+        if flow not in self.flows:
+            return frozenset()
+        agents: set[str] = set()
+        seen = {flow}
+        todo = [flow]
+        while todo:
+            summary = self._summary(todo.pop())
+            agents |= summary.runs
+            agents.update(n for n in summary.maybe_agents if n in self.agents)
+            for callee in summary.maybe_flows:
+                if callee in self.flows and callee not in seen:
+                    seen.add(callee)
+                    todo.append(callee)
+        found = frozenset(agents)
+        self._flow_runs[flow] = found
+        return found
