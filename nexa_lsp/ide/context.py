@@ -13,7 +13,9 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from nexa_lsp.ide.chunked import chunk_index
 from nexa_lsp.syntax import tree as t
+from nexa_lsp.syntax.chunks import Comment
 from nexa_lsp.syntax.source import SourceFile
 
 _TOKEN = re.compile(
@@ -81,11 +83,7 @@ class CursorContext:
 
 def chunk_start(source: SourceFile, offset: int) -> int:
     """Start offset of the chunk holding ``offset``."""
-    starts = [chunk.anchor.base for chunk in source.chunks]
-    if not starts:
-        return 0
-    index = max(0, bisect.bisect_right(starts, offset) - 1)
-    return starts[index]
+    return source.chunks[chunk_index(source, offset)].anchor.base if source.chunks else 0
 
 
 def identifier_before(text: str, offset: int) -> int:
@@ -229,11 +227,19 @@ def _receiver(text: str, prefix_start: int) -> list[str]:
     return chain
 
 
+def _item_start(item: t.TopItem) -> int:
+    return item.span.start
+
+
+def comment_start(comment: Comment) -> int:
+    """Sort key of comments (for bisecting ``SourceFile.comments``)."""
+    return comment.start
+
+
 def item_at(source: SourceFile, offset: int) -> t.TopItem | None:
     """The top-level item whose span holds ``offset``."""
     items = source.items
-    starts = [item.span.start for item in items]
-    index = bisect.bisect_right(starts, offset) - 1
+    index = bisect.bisect_right(items, offset, key=_item_start) - 1
     while index >= 0:
         item = items[index]
         if item.span.start <= offset <= item.span.end:
@@ -261,6 +267,5 @@ def node_path(node: object, offset: int) -> list[object]:
 
 def in_comment(source: SourceFile, offset: int) -> bool:
     comments = source.comments
-    starts = [c.start for c in comments]
-    index = bisect.bisect_right(starts, offset) - 1
+    index = bisect.bisect_right(comments, offset, key=comment_start) - 1
     return index >= 0 and comments[index].start <= offset < comments[index].end
