@@ -201,6 +201,12 @@ def encode_tokens(lines: LineIndex, tokens: Iterable[Token]) -> list[int]:
     return data
 
 
+def encoded_range_tokens(analysis: Analysis, start: int, end: int) -> list[int]:
+    """The LSP encoding of the tokens overlapping ``[start, end]`` (``semanticTokens/range``);
+    only the chunks there are computed."""
+    return encode_tokens(analysis.source.lines, semantic_tokens(analysis, start, end))
+
+
 def encoded_semantic_tokens(analysis: Analysis) -> list[int]:
     """The LSP encoding of the document's tokens, assembled from per-chunk encodings.
 
