@@ -45,6 +45,8 @@ class Frame:
     key: str | None = None  # the key of the current `key: value` entry inside `{ }`
     after_colon: bool = False
     value_seen: bool = False
+    commas: int = 0  # commas directly inside the bracket before the cursor
+    item_start: int = -1  # where the current comma-separated entry starts (after the bracket or last comma)
 
 
 @dataclass(slots=True)
@@ -120,7 +122,7 @@ def cursor_context(source: SourceFile, offset: int) -> CursorContext:
     if declaration is not None and declaration.start <= prefix_start <= declaration.end:
         ctx.head = "nexa"
     _scan(text, start, prefix_start, ctx)
-    ctx.receiver = _receiver(text, prefix_start)
+    ctx.receiver = receiver_chain(text, prefix_start)
     return ctx
 
 
@@ -150,6 +152,9 @@ def _scan(text: str, start: int, end: int, ctx: CursorContext) -> None:
             continue
         ctx.statement_start = False
         top = ctx.top
+        if kind == "punct" and value == "," and top is not None:
+            top.commas += 1
+            top.item_start = match.end()
         if kind in ("word", "deco"):
             if not ctx.frames and item_done:
                 if kind == "deco" and value != "@tool":
@@ -168,7 +173,7 @@ def _scan(text: str, start: int, end: int, ctx: CursorContext) -> None:
                 else:
                     top.key = value
         elif kind == "punct" and value in "{([":
-            ctx.frames.append(Frame(value, match.start(), last_word))
+            ctx.frames.append(Frame(value, match.start(), last_word, item_start=match.end()))
             if value == "{":
                 ctx.statement_start = True
         elif kind == "punct" and value in "})]":
@@ -213,7 +218,8 @@ def _string_closed(value: str) -> bool:
     return len(body) >= 2 and body.endswith('"')
 
 
-def _receiver(text: str, prefix_start: int) -> list[str]:
+def receiver_chain(text: str, prefix_start: int) -> list[str]:
+    """The names of ``a.b.`` right before ``prefix_start`` (``["a", "b"]``)."""
     chain: list[str] = []
     pos = prefix_start
     while pos > 0 and text[pos - 1] == ".":
