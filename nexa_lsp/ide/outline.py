@@ -15,7 +15,6 @@ from pathlib import Path
 from nexa_lsp.ide.chunked import record
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.source import ParsedChunk, SourceFile
-from nexa_lsp.syntax.tree import Anchor
 
 
 class OutlineKind(enum.Enum):
@@ -44,33 +43,30 @@ class OutlineKind(enum.Enum):
 
 @dataclass(slots=True, eq=False)
 class OutlineSymbol:
-    """An outline entry; ``rel_*`` offsets are relative to ``anchor`` (the entry's chunk)."""
+    """An outline entry; its spans are anchored on its chunk, so a cached entry follows the chunk."""
 
     name: str
     kind: OutlineKind
     detail: str
-    rel_start: int
-    rel_end: int
-    rel_selection_start: int
-    rel_selection_end: int
-    anchor: Anchor
+    span: t.Span
+    selection: t.Span
     children: list[OutlineSymbol] = field(default_factory=list)
 
     @property
     def start(self) -> int:
-        return self.anchor.base + self.rel_start
+        return self.span.start
 
     @property
     def end(self) -> int:
-        return self.anchor.base + self.rel_end
+        return self.span.end
 
     @property
     def selection_start(self) -> int:
-        return self.anchor.base + self.rel_selection_start
+        return self.selection.start
 
     @property
     def selection_end(self) -> int:
-        return self.anchor.base + self.rel_selection_end
+        return self.selection.end
 
 
 def _sym(
@@ -83,19 +79,7 @@ def _sym(
 ) -> OutlineSymbol:
     sel = selection if selection is not None and span.start <= selection.start <= selection.end <= span.end else span
     kids = [c for c in (children or []) if span.start <= c.start and c.end <= span.end]
-    anchor = span.anchor
-    base = anchor.base
-    return OutlineSymbol(
-        name or "(anonymous)",
-        kind,
-        detail,
-        span.start - base,
-        span.end - base,
-        sel.start - base,
-        sel.end - base,
-        anchor,
-        kids,
-    )
+    return OutlineSymbol(name or "(anonymous)", kind, detail, span, sel, kids)
 
 
 def _properties(props: Iterable[t.Property]) -> list[OutlineSymbol]:
