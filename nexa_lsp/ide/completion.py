@@ -176,8 +176,21 @@ def _narrowed(analysis: Analysis, parts: _Parts, prefix: str, replace_start: int
             candidates.append(run)
             continue
         # the best MAX_ITEMS of a run: those starting with the prefix first, then by (group, label)
-        chosen = sorted(run, key=lambda i: (not index.lowered[i].startswith(lowered_prefix), index.rank[i]))
-        chosen = sorted(chosen[:MAX_ITEMS])  # back to the order they were produced in
+        member = bytearray(len(index.names))
+        for i in run:
+            member[i] = 1
+        starting: list[int] = []
+        others: list[int] = []
+        for i in index.order:
+            if not member[i]:
+                continue
+            if index.lowered[i].startswith(lowered_prefix):
+                starting.append(i)
+                if len(starting) >= MAX_ITEMS:
+                    break
+            elif len(others) < MAX_ITEMS:
+                others.append(i)
+        chosen = sorted((starting + others)[:MAX_ITEMS])  # back to the order they were produced in
         candidates.extend(_symbol_item(analysis.scope[index.names[i]][0]) for i in chosen)
     candidates.sort(key=lambda i: (not i.label.lower().startswith(lowered_prefix), i.group, i.label))
     return Completions(candidates[:MAX_ITEMS], replace_start, incomplete=True)
@@ -196,26 +209,28 @@ _GROUPS = {DeclKind.AGENT: 2, DeclKind.TOOL: 3, DeclKind.FLOW: 3}
 
 class _DeclarationIndex:
     """The visible declarations of one file: names in scope order, their kinds, lower-cased
-    names, and each one's rank in (group, name) order."""
+    names, and their positions in (group, name) order."""
 
-    __slots__ = ("kinds", "lowered", "names", "rank")
+    __slots__ = ("_positions", "kinds", "lowered", "names", "order")
     lowered: list[str]
-    rank: list[int]
+    order: list[int]
 
     def __init__(self, names: list[str], kinds: list[DeclKind], previous: _DeclarationIndex | None) -> None:
         self.names = names
         self.kinds = kinds
+        self._positions: dict[frozenset[DeclKind], list[int]] = {}
         if previous is not None and previous.names == names and previous.kinds == kinds:
-            self.lowered, self.rank = previous.lowered, previous.rank
+            self.lowered, self.order, self._positions = previous.lowered, previous.order, previous._positions
             return
         self.lowered = [name.lower() for name in names]
-        order = sorted(range(len(names)), key=lambda i: (_GROUPS.get(kinds[i], 4), names[i]))
-        self.rank = [0] * len(names)
-        for position, i in enumerate(order):
-            self.rank[i] = position
+        self.order = sorted(range(len(names)), key=lambda i: (_GROUPS.get(kinds[i], 4), names[i]))
 
     def positions(self, kinds: frozenset[DeclKind]) -> list[int]:
-        return [i for i, kind in enumerate(self.kinds) if kind in kinds]
+        """Positions of the declarations of ``kinds``, in scope order."""
+        found = self._positions.get(kinds)
+        if found is None:
+            found = self._positions[kinds] = [i for i, kind in enumerate(self.kinds) if kind in kinds]
+        return found
 
 
 _INDEXES: OrderedDict[int, tuple[Analysis, _DeclarationIndex]] = OrderedDict()
