@@ -12,8 +12,7 @@ same way from per-chunk encodings.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from nexa_lsp.analysis.symbols import RUN_MEMBERS, Analysis, DeclKind, chunk_facts
@@ -73,7 +72,7 @@ class ChunkTokens:
     """
 
     deps: list[tuple[str, DeclKind | None]]
-    tokens: list[Token]
+    data: list[int]  # per token: chunk-relative start, length, type index, modifiers (no objects to collect)
     encoded: list[int] | None = None
     last: tuple[int, int] = (0, 0)
 
@@ -123,19 +122,20 @@ def _compute_chunk_tokens(analysis: Analysis, chunk: ParsedChunk) -> ChunkTokens
         _item_tokens(item, chunk.path, items)
     ordered = [(s, e, token_type, mods) for s, e, _order, token_type, mods in found] + items
     ordered.sort(key=lambda entry: (entry[0], entry[0] - entry[1]))
-    anchor = chunk.anchor
-    base = anchor.base
-    tokens: list[Token] = []
+    base = chunk.anchor.base
+    data: list[int] = []
     last_end = -1
     for s, e, token_type, mods in ordered:
         if s >= last_end and e > s:
-            tokens.append(Token(s - base, e - s, _TYPE_INDEX[token_type], mods, anchor))
+            data.extend((s - base, e - s, _TYPE_INDEX[token_type], mods))
             last_end = e
-    return ChunkTokens(list(deps.items()), tokens)
+    return ChunkTokens(list(deps.items()), data)
 
 
-_MEMO: OrderedDict[int, tuple[Analysis, list[Token]]] = OrderedDict()
-_MEMO_SIZE = 8
+def _tokens_of(chunk: ParsedChunk, data: list[int]) -> Iterator[Token]:
+    anchor = chunk.anchor
+    for i in range(0, len(data), 4):
+        yield Token(data[i], data[i + 1], data[i + 2], data[i + 3], anchor)
 
 
 def semantic_tokens(analysis: Analysis, start: int = 0, end: int | None = None) -> list[Token]:
@@ -143,20 +143,11 @@ def semantic_tokens(analysis: Analysis, start: int = 0, end: int | None = None) 
     the document's tokens that overlap ``[start, end]`` (only the chunks there are looked at)."""
     source = analysis.source
     if start <= 0 and end is None:
-        memo = _MEMO.get(id(analysis))
-        if memo is not None and memo[0] is analysis:
-            return memo[1]
-        tokens: list[Token] = []
-        for chunk in source.chunks:
-            tokens.extend(_chunk_tokens(analysis, chunk).tokens)
-        _MEMO[id(analysis)] = (analysis, tokens)
-        while len(_MEMO) > _MEMO_SIZE:
-            _MEMO.popitem(last=False)
-        return tokens
+        return [tk for chunk in source.chunks for tk in _tokens_of(chunk, _chunk_tokens(analysis, chunk).data)]
     stop = len(source.text) if end is None else end
     out = []
     for chunk in chunks_between(source, start, stop):
-        for tk in _chunk_tokens(analysis, chunk).tokens:
+        for tk in _tokens_of(chunk, _chunk_tokens(analysis, chunk).data):
             if tk.start + tk.length >= start and tk.start <= stop:
                 out.append(tk)
     return out
@@ -165,21 +156,21 @@ def semantic_tokens(analysis: Analysis, start: int = 0, end: int | None = None) 
 # ---------------------------------------------------------------------- the LSP encoding
 
 
-def _encode_chunk(lines: LineIndex, tokens: list[Token]) -> tuple[list[int], tuple[int, int]]:
-    """Encode tokens with chunk-relative starts over the chunk text ``lines.text``."""
+def _encode_chunk(lines: LineIndex, tokens: list[int]) -> tuple[list[int], tuple[int, int]]:
+    """Encode a chunk's token data (chunk-relative starts) over the chunk text ``lines.text``."""
     text = lines.text
     data: list[int] = []
     prev_line = prev_col = 0
-    for tk in tokens:
-        start = tk.rel_start
-        end = start + tk.length
+    for i in range(0, len(tokens), 4):
+        start, length, type_index, modifiers = tokens[i : i + 4]
+        end = start + length
         if "\n" in text[start:end]:
             continue
         line = lines.line_of(start)
         col = utf16_length(text[lines.line_starts[line] : start])
         delta = line - prev_line
         data.extend(
-            (delta, col - prev_col if delta == 0 else col, utf16_length(text[start:end]), tk.type_index, tk.modifiers)
+            (delta, col - prev_col if delta == 0 else col, utf16_length(text[start:end]), type_index, modifiers)
         )
         prev_line, prev_col = line, col
     return data, (prev_line, prev_col)
@@ -219,14 +210,14 @@ def encoded_semantic_tokens(analysis: Analysis) -> list[int]:
     prev_line = prev_col = 0
     for chunk, line0, col0 in walk_chunks(source):
         cached = _chunk_tokens(analysis, chunk)
-        if not cached.tokens:
+        if not cached.data:
             continue
         own = real_text(source, chunk)
         if own is not None:
-            data, last = _encode_chunk(LineIndex(own), cached.tokens)
+            data, last = _encode_chunk(LineIndex(own), cached.data)
         else:
             if cached.encoded is None:
-                cached.encoded, cached.last = _encode_chunk(chunk_lines(chunk), cached.tokens)
+                cached.encoded, cached.last = _encode_chunk(chunk_lines(chunk), cached.data)
             data, last = cached.encoded, cached.last
         if not data:
             continue
