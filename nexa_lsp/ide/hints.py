@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from nexa_lsp.analysis.symbols import Analysis, RefRole, Symbol, chunk_facts
+from nexa_lsp.analysis.symbols import Analysis, RefRole, Symbol, chunk_facts, file_symbols
 from nexa_lsp.ide.chunked import chunks_between
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.source import SourceFile
@@ -112,18 +112,20 @@ def _file_tools(source: SourceFile | None) -> _FileTools:
     memo = _FILE_TOOLS.get(id(source))
     if memo is not None and memo[0] is source:
         return memo[1]
-    blocks: dict[str, t.ToolDecl] = {}
-    functions: dict[str, t.ToolFunction] = {}
+    tools: dict[str, t.ToolDecl | t.ToolFunction] = {}
+    functions: list[t.ToolFunction] = []
     agents: set[str] = set()
-    for item in source.items:  # as the runtime reads them: a later declaration of a name wins
-        if isinstance(item, t.ToolDecl):
-            blocks[item.name] = item
-        elif isinstance(item, t.ToolFunction):
-            functions[item.name] = item
-        elif isinstance(item, t.AgentDecl):
-            agents.add(item.name)
-    tools: dict[str, t.ToolDecl | t.ToolFunction] = {**functions, **blocks}  # blocks before functions
-    index = (tools, list(functions.values()), agents)
+    # as the runtime picks them: the last declaration of a name, a `tool` block before an `@tool` function
+    for name, decls in file_symbols(source).declarations.items():
+        blocks = [d for d in decls if isinstance(d, t.ToolDecl)]
+        defined = [d for d in decls if isinstance(d, t.ToolFunction)]
+        if blocks or defined:
+            tools[name] = blocks[-1] if blocks else defined[-1]
+        if defined:
+            functions.append(defined[-1])
+        if any(isinstance(d, t.AgentDecl) for d in decls):
+            agents.add(name)
+    index = (tools, functions, agents)
     _FILE_TOOLS[id(source)] = (source, index)
     while len(_FILE_TOOLS) > 8:
         _FILE_TOOLS.popitem(last=False)
