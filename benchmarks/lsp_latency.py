@@ -1,42 +1,253 @@
 #!/usr/bin/env python3
-"""Language-server latency over stdio: the real server, driven like an editor.
+"""Language-server latency over stdio: nexa-lsp against a bare pygls floor, in one run.
 
-Usage: benchmarks/lsp_latency.py [--sizes 200,2000,10000] [--edits 100] [--requests 50]
-                                 [--debounce-ms 0] [--files 100]
+Usage: benchmarks/lsp_latency.py [--quick] [--sizes 200,2000,10000,50000] [--edits 30]
+                                 [--requests 30] [--workspace-files 2000] [--init-runs 5]
+                                 [--server-path OTHER_CHECKOUT]
 
-For each source size (built from valid declarations by ``benchmarks/synthetic.py``)
-it opens the file, then makes single-character edits inside one agent (insert,
-then delete, so the file stays valid) and measures the time from sending each
-edit to receiving its diagnostics (``textDocument/publishDiagnostics`` for that
-version). It also measures completion and hover, the time to ``initialize`` (from
-starting the process, and the request alone), and the server's resident memory
-with ``--files`` files open. Prints a report; never a pass/fail test.
+Both servers (``python -m nexa_lsp`` and ``benchmarks/floor_server.py``, a pygls 2
+server that publishes empty diagnostics and answers every request empty) are
+driven the same way by a raw JSON-RPC client (``benchmarks/lsp_client.py``):
 
-Diagnostics are measured with ``nexa.diagnostics.debounceMs`` = ``--debounce-ms``
-(default 0: the server's own work); an editor with the default setting waits
-150 ms more after the last keystroke.
+* ``initialize`` and first diagnostics, each from spawning the process;
+* for each size (sources from ``synthetic.mixed_source``: tools, agents and flows
+  through the whole file), single-character edits (insert, then delete) typed
+  inside a flow statement, an agent's prompt and a tool's description, from
+  ``didChange`` to the ``publishDiagnostics`` of that version (push), and, with
+  a client that pulls, to the ``textDocument/diagnostic`` answer after a flow edit;
+* completion at the start of a flow statement, hover on an agent name (the
+  first after an edit has been checked, and repeated), ``documentSymbol``,
+  semantic tokens full and delta (when the server offers delta);
+* resident memory with the 10,000-line file open (a fresh process);
+* hover while a workspace scan (``workspace/diagnostic``) of a generated
+  workspace runs.
+
+Settings are the defaults (migration hints on) except ``nexa.diagnostics.debounceMs``
+= 0, so the figures are the server's own work (an editor waits 150 ms more).
+It prints p50 / p95 of every figure and the ratio of the p50s to the floor's;
+``--quick`` is a smaller run for CI. It reports; it never passes or fails.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
+import copy
+import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types as lsp
-from pygls.lsp.client import LanguageClient
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.synthetic import synthetic_source  # noqa: E402
+from benchmarks.lsp_client import Document, RawClient  # noqa: E402
+from benchmarks.synthetic import mixed_source  # noqa: E402
 
-SERVER = [sys.executable, "-m", "nexa_lsp"]
+SERVERS = {
+    "nexa": [sys.executable, "-m", "nexa_lsp"],
+    "floor": [sys.executable, str(ROOT / "benchmarks" / "floor_server.py")],
+}
+OPTIONS = {"nexa": {"diagnostics": {"debounceMs": 0}}}
+#: Environment of the nexa-lsp process (``--server-path`` runs another checkout's package).
+SERVER_ENV: dict[str, dict[str, str] | None] = {"nexa": None, "floor": None}
+PUSH_CAPABILITIES: dict[str, Any] = {
+    "textDocument": {
+        "synchronization": {"didSave": True},
+        "publishDiagnostics": {"versionSupport": True},
+        "hover": {"contentFormat": ["markdown", "plaintext"]},
+        "completion": {
+            "completionItem": {
+                "snippetSupport": True,
+                "documentationFormat": ["markdown", "plaintext"],
+                "resolveSupport": {"properties": ["documentation", "detail"]},
+            },
+            "completionList": {"itemDefaults": ["editRange"]},
+        },
+        "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
+        "semanticTokens": {
+            "requests": {"full": {"delta": True}, "range": True},
+            "tokenTypes": [],
+            "tokenModifiers": [],
+            "formats": ["relative"],
+        },
+    },
+    "workspace": {"configuration": True, "workspaceFolders": True},
+}
+PULL_CAPABILITIES = copy.deepcopy(PUSH_CAPABILITIES)
+PULL_CAPABILITIES["textDocument"]["diagnostic"] = {"relatedDocumentSupport": False}
+PULL_CAPABILITIES["workspace"]["diagnostics"] = {"refreshSupport": False}
+
+Results = dict[str, list[float]]
+
+
+# ---------------------------------------------------------------------- places in the source
+
+
+class Places:
+    """Where the edits and requests go in a ``mixed_source`` text (all in its middle)."""
+
+    def __init__(self, text: str) -> None:
+        middle = text.count("\nagent Drafter") // 2
+        flow = text.index(f"flow compose{middle}(")
+        self.flow_edit = text.index("print(summary)", flow) + len("print(sum")
+        self.statement = text.index("        print(summary)", flow) + 8
+        self.hover = text.index(f"Drafter{middle}.run", flow) + 3
+        agent = text.index(f"agent Drafter{middle} ")
+        self.agent_edit = text.index("Draft a short", agent) + len("Draft ")
+        tool = text.rfind("tool Lookup", 0, agent)
+        self.tool_edit = text.index("Look up records", tool) + len("Look up ")
+
+
+async def type_and_undo(doc: Document, offset: int, count: int, pull: bool = False) -> list[float]:
+    """``count`` edits at ``offset`` (insert "x", delete it, ...); seconds to each one's diagnostics."""
+    latencies = []
+    for i in range(count):
+        sent = await (doc.replace(offset, offset, "x") if i % 2 == 0 else doc.replace(offset, offset + 1, ""))
+        if pull:
+            _result, _asked, arrived = await doc.client.call(
+                "textDocument/diagnostic", {"textDocument": {"uri": doc.uri}}
+            )
+            latencies.append(arrived - sent)
+        else:
+            latencies.append(await doc.client.diagnostics_of(doc.uri, doc.version) - sent)
+    if count % 2:
+        await doc.replace(offset, offset + 1, "")
+        if not pull:
+            await doc.client.diagnostics_of(doc.uri, doc.version)
+    return latencies
+
+
+async def timed(client: RawClient, method: str, params: Any, count: int) -> list[float]:
+    return [(await client.request(method, params))[1] for _ in range(count)]
+
+
+# ---------------------------------------------------------------------- scenarios
+
+
+async def start(name: str, capabilities: dict[str, Any], root: Path | None = None) -> tuple[RawClient, dict[str, Any]]:
+    client = await RawClient.start(SERVERS[name], cwd=root, env=SERVER_ENV[name])
+    server_caps, _seconds = await client.initialize(capabilities, OPTIONS, root)
+    return client, server_caps
+
+
+async def startup(name: str, runs: int) -> Results:
+    out: Results = {"initialize": [], "first diagnostics": []}
+    text = mixed_source(200)
+    for _ in range(runs):
+        client = await RawClient.start(SERVERS[name], env=SERVER_ENV[name])
+        _caps, seconds = await client.initialize(PUSH_CAPABILITIES, OPTIONS)
+        out["initialize"].append(seconds)
+        doc = Document(client, "file:///bench/first.nx", text)
+        await doc.open()
+        out["first diagnostics"].append(await client.diagnostics_of(doc.uri, 1) - client.spawned)
+        await client.stop()
+    return out
+
+
+async def push_size(name: str, lines: int, edits: int, requests: int) -> tuple[Results, bool]:
+    """Every push-session figure at one size; also whether semantic token deltas are served."""
+    text = mixed_source(lines)
+    places = Places(text)
+    client, caps = await start(name, PUSH_CAPABILITIES)
+    doc = Document(client, f"file:///bench/size{lines}.nx", text)
+    out: Results = {}
+    sent = await doc.open()
+    out["open -> diagnostics"] = [await client.diagnostics_of(doc.uri, 1) - sent]
+    out["flow edit -> diagnostics"] = await type_and_undo(doc, places.flow_edit, edits)
+    out["agent edit -> diagnostics"] = await type_and_undo(doc, places.agent_edit, edits)
+    out["tool edit -> diagnostics"] = await type_and_undo(doc, places.tool_edit, edits)
+    ident = {"uri": doc.uri}
+    out["completion"] = await timed(
+        client, "textDocument/completion", {"textDocument": ident, "position": doc.position(places.statement)}, requests
+    )
+    hover = {"textDocument": ident, "position": doc.position(places.hover)}
+    out["hover, first after an edit"] = []
+    for i in range(max(2, requests // 3)):
+        await doc.replace(places.flow_edit, places.flow_edit + (i % 2), "x" if i % 2 == 0 else "")
+        await client.diagnostics_of(doc.uri, doc.version)
+        out["hover, first after an edit"].append((await client.request("textDocument/hover", hover))[1])
+    if doc.text != text:
+        await doc.replace(places.flow_edit, places.flow_edit + 1, "")
+        await client.diagnostics_of(doc.uri, doc.version)
+    out["hover, repeated"] = await timed(client, "textDocument/hover", hover, requests)
+    out["documentSymbol"] = await timed(client, "textDocument/documentSymbol", {"textDocument": ident}, requests)
+    out["semantic tokens full"] = await timed(
+        client, "textDocument/semanticTokens/full", {"textDocument": ident}, requests
+    )
+    full = caps.get("semanticTokensProvider", {}).get("full")
+    delta_served = isinstance(full, dict) and bool(full.get("delta"))
+    if delta_served:
+        result, _seconds = await client.request("textDocument/semanticTokens/full", {"textDocument": ident})
+        previous = result.get("resultId")
+        out["semantic tokens delta after an edit"] = []
+        for i in range(max(2, requests // 3)):
+            await doc.replace(places.flow_edit, places.flow_edit + (i % 2), "x" if i % 2 == 0 else "")
+            await client.diagnostics_of(doc.uri, doc.version)
+            params = {"textDocument": ident, "previousResultId": previous}
+            result, seconds = await client.request("textDocument/semanticTokens/full/delta", params)
+            previous = result.get("resultId") if isinstance(result, dict) else None
+            out["semantic tokens delta after an edit"].append(seconds)
+    await client.stop()
+    return out, delta_served
+
+
+async def pull_size(name: str, lines: int, edits: int) -> Results:
+    text = mixed_source(lines)
+    client, _caps = await start(name, PULL_CAPABILITIES)
+    doc = Document(client, f"file:///bench/pull{lines}.nx", text)
+    await doc.open()
+    await client.request("textDocument/diagnostic", {"textDocument": {"uri": doc.uri}})
+    out = {"flow edit -> pulled diagnostics": await type_and_undo(doc, Places(text).flow_edit, edits, pull=True)}
+    await client.stop()
+    return out
+
+
+async def memory(name: str, lines: int) -> Results:
+    text = mixed_source(lines)
+    places = Places(text)
+    client, _caps = await start(name, PUSH_CAPABILITIES)
+    started = client.rss_mb()
+    doc = Document(client, f"file:///bench/memory{lines}.nx", text)
+    await doc.open()
+    await client.diagnostics_of(doc.uri, 1)
+    ident = {"uri": doc.uri}
+    await client.request("textDocument/documentSymbol", {"textDocument": ident})
+    await client.request("textDocument/semanticTokens/full", {"textDocument": ident})
+    await client.request("textDocument/hover", {"textDocument": ident, "position": doc.position(places.hover)})
+    await client.request("textDocument/completion", {"textDocument": ident, "position": doc.position(places.statement)})
+    opened = client.rss_mb()
+    await client.stop()
+    return {"RSS after start (MB)": [started or 0.0], f"RSS with the {lines}-line file open (MB)": [opened or 0.0]}
+
+
+async def hover_during_scan(name: str, files: int, open_lines: int) -> Results:
+    with tempfile.TemporaryDirectory(prefix="nexa-bench-ws-") as folder:
+        root = Path(folder)
+        for i in range(files):
+            (root / f"module{i:05d}.nx").write_text(mixed_source(30), encoding="utf-8")
+        text = mixed_source(open_lines)
+        path = root / "open.nx"
+        path.write_text(text, encoding="utf-8")
+        client, _caps = await start(name, PULL_CAPABILITIES, root)
+        doc = Document(client, path.as_uri(), text)
+        await doc.open()
+        await client.request("textDocument/diagnostic", {"textDocument": {"uri": doc.uri}})
+        hover = {"textDocument": {"uri": doc.uri}, "position": doc.position(Places(text).hover)}
+        scan = asyncio.create_task(client.request("workspace/diagnostic", {"previousResultIds": []}))
+        hovers: list[asyncio.Task[tuple[Any, float]]] = []
+        while not scan.done() or len(hovers) < 10:
+            hovers.append(asyncio.create_task(client.request("textDocument/hover", hover)))
+            await asyncio.sleep(0.02)
+        (_report, scan_seconds), answered = await scan, await asyncio.gather(*hovers)
+        await client.stop()
+    return {"workspace scan": [scan_seconds], "hover during the scan": [seconds for _result, seconds in answered]}
+
+
+# ---------------------------------------------------------------------- report
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -44,239 +255,88 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:7.1f} ms"
+def shown(values: list[float] | None, scale: float) -> tuple[str, str]:
+    if not values:
+        return "-", "-"
+    p50, p95 = statistics.median(values) * scale, percentile(values, 0.95) * scale
+    return f"{p50:.1f}", (f"{p95:.1f}" if len(values) > 1 else "-")
 
 
-class Client(LanguageClient):
-    """An LSP client that records when each document version's diagnostics arrive."""
-
-    def __init__(self) -> None:
-        super().__init__("nexa-lsp-bench", "1")
-        self.arrived: dict[tuple[str, int | None], float] = {}
-        self.changed = asyncio.Event()
-
-        @self.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        def published(params: lsp.PublishDiagnosticsParams) -> None:
-            self.arrived[(params.uri, params.version)] = time.perf_counter()
-            self.changed.set()
-
-        @self.feature(lsp.WORKSPACE_CONFIGURATION)
-        def configuration(params: lsp.ConfigurationParams) -> list[Any]:
-            return [None for _ in params.items]
-
-        @self.feature(lsp.WINDOW_LOG_MESSAGE)
-        def log(params: lsp.LogMessageParams) -> None:
-            if params.type == lsp.MessageType.Error:
-                print(f"server error: {params.message}", file=sys.stderr)
-
-    async def diagnostics_of(self, uri: str, version: int, timeout: float = 120.0) -> float:
-        deadline = time.perf_counter() + timeout
-        while (uri, version) not in self.arrived:
-            self.changed.clear()
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
-                raise TimeoutError(f"no diagnostics for {uri} version {version}")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), remaining)
-        return self.arrived[(uri, version)]
-
-
-SETTINGS: dict[str, Any] = {}
-
-
-async def start(debounce_ms: int) -> tuple[Client, float, float]:
-    client = Client()
-    started = time.perf_counter()
-    await client.start_io(*SERVER)
-    sent = time.perf_counter()
-    capabilities = lsp.ClientCapabilities(
-        text_document=lsp.TextDocumentClientCapabilities(
-            synchronization=lsp.TextDocumentSyncClientCapabilities(),
-            publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(version_support=True),
-        ),
-        workspace=lsp.WorkspaceClientCapabilities(configuration=True),
-    )
-    await client.initialize_async(
-        lsp.InitializeParams(
-            capabilities=capabilities,
-            process_id=None,
-            root_uri=None,
-            initialization_options={
-                "nexa": {**SETTINGS, "diagnostics": {**SETTINGS.get("diagnostics", {}), "debounceMs": debounce_ms}}
-            },
-        )
-    )
-    done = time.perf_counter()
-    client.initialized(lsp.InitializedParams())
-    return client, done - started, done - sent
-
-
-async def stop(client: Client) -> None:
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
-
-
-def rss_kb(pid: int) -> int | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def position(text: str, offset: int) -> lsp.Position:
-    line = text.count("\n", 0, offset)
-    start = text.rfind("\n", 0, offset) + 1
-    return lsp.Position(line, len(text[start:offset].encode("utf-16-le")) // 2)
-
-
-async def measure_size(client: Client, lines: int, edits: int, requests: int) -> dict[str, Any]:
-    text = synthetic_source(lines)
-    uri = f"file:///bench/size{lines}.nx"
-    opened = time.perf_counter()
-    client.text_document_did_open(
-        lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri=uri, language_id="nexa", version=1, text=text))
-    )
-    first = await client.diagnostics_of(uri, 1) - opened
-    # edits inside the middle agent's role string: insert "x", then delete it again
-    agents = text.count("agent Writer")
-    anchor = text.index(f'role: "Writer number {agents // 2}"') + len('role: "Writer ')
-    pos = position(text, anchor)
-    latencies: list[float] = []
-    version = 1
-    for i in range(edits):
-        version += 1
-        if i % 2 == 0:
-            change = lsp.TextDocumentContentChangePartial(range=lsp.Range(pos, pos), text="x")
-        else:
-            end = lsp.Position(pos.line, pos.character + 1)
-            change = lsp.TextDocumentContentChangePartial(range=lsp.Range(pos, end), text="")
-        sent = time.perf_counter()
-        client.text_document_did_change(
-            lsp.DidChangeTextDocumentParams(lsp.VersionedTextDocumentIdentifier(uri=uri, version=version), [change])
-        )
-        latencies.append(await client.diagnostics_of(uri, version) - sent)
-    if version % 2 == 0:  # leave the text as it was
-        version += 1
-        end = lsp.Position(pos.line, pos.character + 1)
-        client.text_document_did_change(
-            lsp.DidChangeTextDocumentParams(
-                lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                [lsp.TextDocumentContentChangePartial(range=lsp.Range(pos, end), text="")],
-            )
-        )
-        await client.diagnostics_of(uri, version)
-    ident = lsp.TextDocumentIdentifier(uri)
-    # completion at the start of a statement in a flow (names, keywords), and after `Agent.`
-    stmt = text.index("        print(draft)", text.index(f"flow pipeline{agents // 2} "))
-    stmt_pos = position(text, stmt + 8)
-    member = text.index(f"Writer{agents // 2}.run") + len(f"Writer{agents // 2}.")
-    member_pos = position(text, member)
-    statement_times, member_times, hover_times = [], [], []
-    items = 0
-    for _ in range(requests):
-        t0 = time.perf_counter()
-        result = await client.text_document_completion_async(lsp.CompletionParams(ident, stmt_pos))
-        statement_times.append(time.perf_counter() - t0)
-        items = len(result.items) if isinstance(result, lsp.CompletionList) else len(result or [])
-        t0 = time.perf_counter()
-        await client.text_document_completion_async(lsp.CompletionParams(ident, member_pos))
-        member_times.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        await client.text_document_hover_async(lsp.HoverParams(ident, position(text, member - 3)))
-        hover_times.append(time.perf_counter() - t0)
-    client.text_document_did_close(lsp.DidCloseTextDocumentParams(ident))
-    return {
-        "lines": text.count("\n"),
-        "open": first,
-        "edit": latencies,
-        "completion": statement_times,
-        "completion_items": items,
-        "member": member_times,
-        "hover": hover_times,
-    }
-
-
-async def measure_memory(client: Client, files: int, lines: int) -> tuple[int | None, int | None]:
-    pid = client._server.pid if client._server else None
-    before = rss_kb(pid) if pid else None
-    for i in range(files):
-        uri = f"file:///bench/open{i}.nx"
-        client.text_document_did_open(
-            lsp.DidOpenTextDocumentParams(
-                lsp.TextDocumentItem(uri=uri, language_id="nexa", version=1, text=synthetic_source(lines))
-            )
-        )
-    for i in range(files):
-        await client.diagnostics_of(f"file:///bench/open{i}.nx", 1)
-    return before, rss_kb(pid) if pid else None
+def report(rows: list[tuple[str, list[float] | None, list[float] | None, str]]) -> None:
+    width = max(len(label) for label, *_ in rows) + 2
+    print(f"{'figure':<{width}} {'nexa p50':>10} {'nexa p95':>10} {'floor p50':>10} {'floor p95':>10} {'ratio':>7}")
+    for label, nexa, floor, unit in rows:
+        scale = 1000.0 if unit == "ms" else 1.0
+        n50, n95 = shown(nexa, scale)
+        f50, f95 = shown(floor, scale)
+        ratio = "-"
+        if nexa and floor and statistics.median(floor) > 0:
+            ratio = f"{statistics.median(nexa) / statistics.median(floor):.1f}x"
+        print(f"{label + ' (' + unit + ')':<{width}} {n50:>10} {n95:>10} {f50:>10} {f95:>10} {ratio:>7}")
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="200,2000,10000")
-    parser.add_argument("--edits", type=int, default=100)
-    parser.add_argument("--requests", type=int, default=50)
-    parser.add_argument("--debounce-ms", type=int, default=0)
-    parser.add_argument("--files", type=int, default=100)
-    parser.add_argument("--file-lines", type=int, default=200)
-    parser.add_argument("--runs-disabled", action="store_true", help="nexa.runs.enabled = false")
-    parser.add_argument("--no-migration-hints", action="store_true", help="nexa.diagnostics.migrationHints = false")
-    parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="a small run for CI (sizes 200,2000; few samples)")
+    parser.add_argument("--sizes", default=None)
+    parser.add_argument("--edits", type=int, default=None, help="edits per kind and size")
+    parser.add_argument("--requests", type=int, default=None, help="samples per request figure")
+    parser.add_argument("--workspace-files", type=int, default=None)
+    parser.add_argument("--init-runs", type=int, default=None)
+    parser.add_argument("--server-path", type=Path, help="run nexa-lsp from this checkout (put first on PYTHONPATH)")
     args = parser.parse_args()
-    if args.runs_disabled:
-        SETTINGS["runs"] = {"enabled": False}
-    if args.no_migration_hints:
-        SETTINGS["diagnostics"] = {"migrationHints": False}
-    print(f"settings: {SETTINGS or 'defaults'}")
-
-    starts = []
-    for _ in range(3):
-        client, total, request = await start(args.debounce_ms)
-        starts.append((total, request))
-        await stop(client)
-    print("initialize (process start -> response, and the request alone), 3 runs:")
-    for total, request in starts:
-        print(f"  {ms(total)}  ({ms(request)} request)")
-
-    client, _total, _request = await start(args.debounce_ms)
-    results = []
-    for size in (int(s) for s in args.sizes.split(",")):
-        results.append(await measure_size(client, size, args.edits, args.requests))
+    if args.server_path is not None:
+        SERVER_ENV["nexa"] = {**os.environ, "PYTHONPATH": str(args.server_path.resolve())}
+    quick = args.quick
+    sizes = [int(s) for s in (args.sizes or ("200,2000" if quick else "200,2000,10000,50000")).split(",")]
+    edits = args.edits or (6 if quick else 30)
+    requests = args.requests or (6 if quick else 30)
+    files = args.workspace_files or (200 if quick else 2000)
+    runs = args.init_runs or (2 if quick else 5)
+    memory_lines = 10_000 if not quick else max(sizes)
     print(
-        f"\nedit -> diagnostics (debounceMs={args.debounce_ms}), completion and hover; "
-        f"{args.edits} edits, {args.requests} requests each:"
+        f"nexa-lsp from {args.server_path or ROOT}; floor: benchmarks/floor_server.py; Python {sys.version.split()[0]}"
     )
-    header = (
-        f"{'lines':>6} {'open':>10} {'edit p50':>10} {'edit p95':>10} {'compl p50':>10} {'compl p95':>10}"
-        f" {'items':>6} {'member p50':>10} {'hover p50':>10}"
+    print(
+        f"lsp_latency: sizes {sizes}, {edits} edits per kind, {requests} requests per figure, "
+        f"{files}-file workspace, {runs} start-ups; debounceMs 0, other settings default (migration hints on)"
     )
-    print(header)
-    for r in results:
-        print(
-            f"{r['lines']:>6} {ms(r['open'])} {ms(statistics.median(r['edit']))} {ms(percentile(r['edit'], 0.95))}"
-            f" {ms(statistics.median(r['completion']))} {ms(percentile(r['completion'], 0.95))}"
-            f" {r['completion_items']:>6} {ms(statistics.median(r['member']))} {ms(statistics.median(r['hover']))}"
+    results: dict[str, Results] = {name: {} for name in SERVERS}
+    delta: dict[str, bool] = {}
+    began = time.perf_counter()
+    for name in SERVERS:
+        results[name].update(await startup(name, runs))
+    for lines in sizes:
+        for name in SERVERS:
+            figures, delta[name] = await push_size(name, lines, edits, requests)
+            figures.update(await pull_size(name, lines, edits))
+            for figure, values in figures.items():
+                results[name][f"{figure}, {lines} lines"] = values
+            print(f"  measured {lines} lines ({name}) at {time.perf_counter() - began:.0f} s", file=sys.stderr)
+    for name in SERVERS:
+        results[name].update(await memory(name, memory_lines))
+        results[name].update(await hover_during_scan(name, files, 2000))
+    nexa, floor = results["nexa"], results["floor"]
+    rows: list[tuple[str, list[float] | None, list[float] | None, str]] = []
+    for figure in nexa:
+        unit = "MB" if "(MB)" in figure else ("s" if figure in ("workspace scan",) else "ms")
+        rows.append((figure.replace(" (MB)", ""), nexa.get(figure), floor.get(figure), unit))
+    print()
+    report(rows)
+    if not delta.get("nexa"):
+        print("semantic tokens delta: not served by nexa-lsp (no semanticTokensProvider.full.delta)")
+    for kind in ("flow", "agent", "tool"):
+        first, last = (
+            nexa.get(f"{kind} edit -> diagnostics, {sizes[0]} lines"),
+            nexa.get(f"{kind} edit -> diagnostics, {sizes[-1]} lines"),
         )
-    if len(results) > 1:
-        ratio = statistics.median(results[-1]["edit"]) / statistics.median(results[0]["edit"])
-        print(f"edit p50 ratio {results[-1]['lines']} / {results[0]['lines']} lines: {ratio:.2f}x")
-    await stop(client)
-
-    if args.skip_memory:
-        return
-    client, _total, _request = await start(args.debounce_ms)
-    before, after = await measure_memory(client, args.files, args.file_lines)
-    if before is not None and after is not None:
-        print(
-            f"\nresident memory: {before / 1024:.0f} MB after start, {after / 1024:.0f} MB with "
-            f"{args.files} open files of {args.file_lines} lines"
-        )
-    await stop(client)
+        if first and last and len(sizes) > 1:
+            print(
+                f"{kind} edit p50 at {sizes[-1]} / {sizes[0]} lines: "
+                f"{statistics.median(last) / statistics.median(first):.1f}x"
+            )
+    print(f"hover during the scan: {len(nexa['hover during the scan'])} hovers sent every 20 ms while it ran")
+    print(f"total {time.perf_counter() - began:.0f} s")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import enum
+import re
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from nexa_lsp.analysis.semantic import AGENT_PROPERTIES, CONTEXT_PROPERTIES, TOOL_PROPERTIES, PropertySpec
@@ -14,6 +17,7 @@ from nexa_lsp.analysis.symbols import (
     LocalVar,
     Symbol,
 )
+from nexa_lsp.ide.chunked import local_named, locals_at
 from nexa_lsp.ide.context import CursorContext, cursor_context
 from nexa_lsp.ide.describe import protocol_of_run, signature, symbol_summary
 from nexa_lsp.ide.knowledge import (
@@ -25,7 +29,6 @@ from nexa_lsp.ide.knowledge import (
     STATEMENT_KEYWORDS,
     STD_NAMESPACES,
 )
-from nexa_lsp.ide.outline import matches
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.version import VersionPath
 
@@ -109,41 +112,151 @@ _EXPRESSION_WORDS = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class _Declarations:
+    """The visible declarations of some kinds, as one run of items (built only for the items shown)."""
+
+    kinds: frozenset[DeclKind]
+
+
+#: What the completion functions produce: items, and runs of declarations in their place.
+_Parts = list["CompletionData | _Declarations"]
+
+
 def complete(analysis: Analysis, offset: int) -> Completions:
-    """Completions at ``offset`` of the analysed document."""
+    """Completions at ``offset`` of the analysed document.
+
+    The work is the chunk around the cursor plus a per-file index of the visible
+    declarations (names and kinds, sorted once): items are built only for the
+    declarations that are returned.
+    """
     source = analysis.source
     ctx = cursor_context(source, offset)
-    items: list[CompletionData] = []
+    parts: _Parts = []
     if ctx.in_comment or ctx.in_string:
         return Completions([], ctx.prefix_start)
     if ctx.receiver:
-        items = _members(analysis, ctx)
+        parts = _members(analysis, ctx)
     elif ctx.head == "nexa":
-        items = [CompletionData(v, ItemKind.VALUE, f"Nexa {v} path") for v in ("3.0", "2.4")]
+        parts = [CompletionData(v, ItemKind.VALUE, f"Nexa {v} path") for v in ("3.0", "2.4")]
     elif not ctx.frames:
-        items = _top_level(analysis, ctx)
+        parts = _top_level(analysis, ctx)
     else:
-        items = _inside(analysis, ctx)
-    return _narrowed(items, ctx.prefix, ctx.prefix_start)
+        parts = _inside(analysis, ctx)
+    return _narrowed(analysis, parts, ctx.prefix, ctx.prefix_start)
 
 
-def _narrowed(items: list[CompletionData], prefix: str, replace_start: int) -> Completions:
-    """Items matching the typed prefix (a case-insensitive subsequence), best first, capped."""
-    if prefix:
-        items = [i for i in items if matches(prefix, i.label)]
-    if len(items) <= MAX_ITEMS:
+def _narrowed(analysis: Analysis, parts: _Parts, prefix: str, replace_start: int) -> Completions:
+    """Items matching the typed prefix (a case-insensitive subsequence) in the order they were
+    produced; when there are more than :data:`MAX_ITEMS`, the best first, capped."""
+    index = _index(analysis)
+    test = _matcher(prefix)
+    runs: list[list[int] | CompletionData] = []  # matching positions in the index, or one item
+    total = 0
+    for part in parts:
+        if isinstance(part, _Declarations):
+            found = [i for i in index.positions(part.kinds) if test(index.lowered[i])]
+            runs.append(found)
+            total += len(found)
+        elif test(part.label.lower()):
+            runs.append(part)
+            total += 1
+    if total <= MAX_ITEMS:
+        items: list[CompletionData] = []
+        for run in runs:
+            if isinstance(run, CompletionData):
+                items.append(run)
+            else:
+                items.extend(_symbol_item(analysis.scope[index.names[i]][0]) for i in run)
         return Completions(items, replace_start)
-    items = sorted(items, key=lambda i: (not i.label.lower().startswith(prefix.lower()), i.group, i.label))
-    return Completions(items[:MAX_ITEMS], replace_start, incomplete=True)
+    lowered_prefix = prefix.lower()
+    candidates: list[CompletionData] = []
+    for run in runs:
+        if isinstance(run, CompletionData):
+            candidates.append(run)
+            continue
+        # the best MAX_ITEMS of a run: those starting with the prefix first, then by (group, label)
+        member = bytearray(len(index.names))
+        for i in run:
+            member[i] = 1
+        starting: list[int] = []
+        others: list[int] = []
+        for i in index.order:
+            if not member[i]:
+                continue
+            if index.lowered[i].startswith(lowered_prefix):
+                starting.append(i)
+                if len(starting) >= MAX_ITEMS:
+                    break
+            elif len(others) < MAX_ITEMS:
+                others.append(i)
+        chosen = sorted((starting + others)[:MAX_ITEMS])  # back to the order they were produced in
+        candidates.extend(_symbol_item(analysis.scope[index.names[i]][0]) for i in chosen)
+    candidates.sort(key=lambda i: (not i.label.lower().startswith(lowered_prefix), i.group, i.label))
+    return Completions(candidates[:MAX_ITEMS], replace_start, incomplete=True)
+
+
+def _matcher(prefix: str) -> Callable[[str], bool]:
+    """A test of lower-cased labels: does ``prefix`` occur in it as a subsequence (any case)."""
+    if not prefix:
+        return lambda _label: True
+    pattern = re.compile(".*?".join(re.escape(ch) for ch in prefix.lower()), re.S)
+    return lambda label: pattern.search(label) is not None
+
+
+_GROUPS = {DeclKind.AGENT: 2, DeclKind.TOOL: 3, DeclKind.FLOW: 3}
+
+
+class _DeclarationIndex:
+    """The visible declarations of one file: names in scope order, their kinds, lower-cased
+    names, and their positions in (group, name) order."""
+
+    __slots__ = ("_positions", "kinds", "lowered", "names", "order")
+    lowered: list[str]
+    order: list[int]
+
+    def __init__(self, names: list[str], kinds: list[DeclKind], previous: _DeclarationIndex | None) -> None:
+        self.names = names
+        self.kinds = kinds
+        self._positions: dict[frozenset[DeclKind], list[int]] = {}
+        if previous is not None and previous.names == names and previous.kinds == kinds:
+            self.lowered, self.order, self._positions = previous.lowered, previous.order, previous._positions
+            return
+        self.lowered = [name.lower() for name in names]
+        self.order = sorted(range(len(names)), key=lambda i: (_GROUPS.get(kinds[i], 4), names[i]))
+
+    def positions(self, kinds: frozenset[DeclKind]) -> list[int]:
+        """Positions of the declarations of ``kinds``, in scope order."""
+        found = self._positions.get(kinds)
+        if found is None:
+            found = self._positions[kinds] = [i for i, kind in enumerate(self.kinds) if kind in kinds]
+        return found
+
+
+_INDEXES: OrderedDict[int, tuple[Analysis, _DeclarationIndex]] = OrderedDict()
+
+
+def _index(analysis: Analysis) -> _DeclarationIndex:
+    """The declaration index of ``analysis``, reusing the last one's sort when names and kinds match."""
+    memo = _INDEXES.get(id(analysis))
+    if memo is not None and memo[0] is analysis:
+        return memo[1]
+    scope = analysis.scope
+    previous = next(reversed(_INDEXES.values()))[1] if _INDEXES else None
+    index = _DeclarationIndex(list(scope), [symbols[0].kind for symbols in scope.values()], previous)
+    _INDEXES[id(analysis)] = (analysis, index)
+    while len(_INDEXES) > 8:
+        _INDEXES.popitem(last=False)
+    return index
 
 
 # ---------------------------------------------------------------------- top level and headers
 
 
-def _top_level(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
+def _top_level(analysis: Analysis, ctx: CursorContext) -> _Parts:
     source = analysis.source
     if ctx.head is None:
-        out = []
+        out: _Parts = []
         for word, (snippet, summary) in DECLARATION_KEYWORDS.items():
             if word == "nexa" and (source.version.declaration is not None or _has_items_before(analysis, ctx)):
                 continue
@@ -175,7 +288,7 @@ def _has_items_before(analysis: Analysis, ctx: CursorContext) -> bool:
     return any(item.span.start < ctx.prefix_start for item in analysis.source.items)
 
 
-def _uses_items(analysis: Analysis) -> list[CompletionData]:
+def _uses_items(analysis: Analysis) -> _Parts:
     out = _symbols(analysis, (DeclKind.TOOL, DeclKind.AGENT))
     for name, summary in STD_NAMESPACES.items():
         out.append(CompletionData(f"std.{name}", ItemKind.MODULE, "standard library", summary, f"std.{name}", None, 6))
@@ -187,20 +300,20 @@ def _uses_items(analysis: Analysis) -> list[CompletionData]:
     return out
 
 
-def _types(analysis: Analysis) -> list[CompletionData]:
+def _types(analysis: Analysis) -> _Parts:
     out = _symbols(analysis, (DeclKind.PROTOCOL, DeclKind.TYPE, DeclKind.STRUCT, DeclKind.ENUM))
     for word in ("str", "int", "float", "bool", "list", "dict", "Option", "Result", "unit"):
         out.append(CompletionData(word, ItemKind.TYPE, "built-in type", "", word, None, 6))
     return out
 
 
-def _symbols(analysis: Analysis, kinds: tuple[DeclKind, ...]) -> list[CompletionData]:
-    return [_symbol_item(symbol) for symbol in analysis.symbols(kinds)]
+def _symbols(_analysis: Analysis, kinds: tuple[DeclKind, ...]) -> _Parts:
+    return [_Declarations(frozenset(kinds))]
 
 
 def _symbol_item(symbol: Symbol) -> CompletionData:
     where = f" (from {symbol.include.include.name})" if symbol.include is not None else ""
-    group = {DeclKind.AGENT: 2, DeclKind.TOOL: 3, DeclKind.FLOW: 3}.get(symbol.kind, 4)
+    group = _GROUPS.get(symbol.kind, 4)
     return CompletionData(
         symbol.name, _KIND_ITEM[symbol.kind], f"{symbol.kind.value}{where}", "", symbol.name, None, group, symbol
     )
@@ -209,7 +322,7 @@ def _symbol_item(symbol: Symbol) -> CompletionData:
 # ---------------------------------------------------------------------- inside brackets
 
 
-def _inside(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
+def _inside(analysis: Analysis, ctx: CursorContext) -> _Parts:
     first = ctx.frames[0]
     top = ctx.frames[-1]
     path = analysis.source.path
@@ -260,8 +373,8 @@ def _inside(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
     return []
 
 
-def _property_keys(table: dict[str, PropertySpec], path: VersionPath) -> list[CompletionData]:
-    out = []
+def _property_keys(table: dict[str, PropertySpec], path: VersionPath) -> _Parts:
+    out: _Parts = []
     for key, spec in table.items():
         if spec.on_30_only and path is not VersionPath.NEXA_30:
             continue
@@ -270,7 +383,7 @@ def _property_keys(table: dict[str, PropertySpec], path: VersionPath) -> list[Co
     return out
 
 
-def _property_values(table: dict[str, PropertySpec], key: str | None, analysis: Analysis) -> list[CompletionData]:
+def _property_values(table: dict[str, PropertySpec], key: str | None, analysis: Analysis) -> _Parts:
     spec = table.get(key or "")
     if spec is None:
         return []
@@ -279,12 +392,12 @@ def _property_values(table: dict[str, PropertySpec], key: str | None, analysis: 
     return [CompletionData(v, ItemKind.VALUE, f"{key} value", "", v, None, 1) for v in spec.values]
 
 
-def _flow_body(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
+def _flow_body(analysis: Analysis, ctx: CursorContext) -> _Parts:
     if ctx.previous in (">>", "&>>", "&&", "|>>", "||") or (
         ctx.top is not None and ctx.top.char == "[" and ctx.top.word_before is None
     ):
         return _symbols(analysis, (DeclKind.AGENT,))
-    items: list[CompletionData] = []
+    items: _Parts = []
     items.extend(_locals(analysis, ctx.offset))
     items.extend(
         _symbols(
@@ -299,12 +412,11 @@ def _flow_body(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
     return items
 
 
-def _locals(analysis: Analysis, offset: int) -> list[CompletionData]:
+def _locals(analysis: Analysis, offset: int) -> _Parts:
     seen: set[str] = set()
-    out = []
-    for var in analysis.file.locals:
-        owner = var.owner.span
-        if not (owner.start <= offset <= owner.end) or var.name in seen:
+    out: _Parts = []
+    for var in locals_at(analysis, offset):
+        if var.name in seen:
             continue
         seen.add(var.name)
         detail = f"parameter: {var.type_text}" if var.kind == "parameter" and var.type_text else var.kind
@@ -317,11 +429,11 @@ def _locals(analysis: Analysis, offset: int) -> list[CompletionData]:
 # ---------------------------------------------------------------------- members
 
 
-def _members(analysis: Analysis, ctx: CursorContext) -> list[CompletionData]:
+def _members(analysis: Analysis, ctx: CursorContext) -> _Parts:
     path = analysis.source.path
     chain = ctx.receiver
     root = chain[0]
-    local = analysis.local_named(root, ctx.offset)
+    local = local_named(analysis, root, ctx.offset)
     if local is None and len(chain) == 1:
         if root == "std":
             return [
@@ -359,7 +471,7 @@ def _protocol_of_param(analysis: Analysis, var: LocalVar) -> t.ProtocolDecl | No
     return None
 
 
-def _protocol_fields(protocol: t.ProtocolDecl | None) -> list[CompletionData]:
+def _protocol_fields(protocol: t.ProtocolDecl | None) -> _Parts:
     if protocol is None:
         return []
     return [

@@ -13,7 +13,9 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from nexa_lsp.ide.chunked import chunk_index
 from nexa_lsp.syntax import tree as t
+from nexa_lsp.syntax.chunks import Comment
 from nexa_lsp.syntax.source import SourceFile
 
 _TOKEN = re.compile(
@@ -43,6 +45,8 @@ class Frame:
     key: str | None = None  # the key of the current `key: value` entry inside `{ }`
     after_colon: bool = False
     value_seen: bool = False
+    commas: int = 0  # commas directly inside the bracket before the cursor
+    item_start: int = -1  # where the current comma-separated entry starts (after the bracket or last comma)
 
 
 @dataclass(slots=True)
@@ -81,11 +85,7 @@ class CursorContext:
 
 def chunk_start(source: SourceFile, offset: int) -> int:
     """Start offset of the chunk holding ``offset``."""
-    starts = [chunk.anchor.base for chunk in source.chunks]
-    if not starts:
-        return 0
-    index = max(0, bisect.bisect_right(starts, offset) - 1)
-    return starts[index]
+    return source.chunks[chunk_index(source, offset)].anchor.base if source.chunks else 0
 
 
 def identifier_before(text: str, offset: int) -> int:
@@ -122,7 +122,7 @@ def cursor_context(source: SourceFile, offset: int) -> CursorContext:
     if declaration is not None and declaration.start <= prefix_start <= declaration.end:
         ctx.head = "nexa"
     _scan(text, start, prefix_start, ctx)
-    ctx.receiver = _receiver(text, prefix_start)
+    ctx.receiver = receiver_chain(text, prefix_start)
     return ctx
 
 
@@ -152,6 +152,9 @@ def _scan(text: str, start: int, end: int, ctx: CursorContext) -> None:
             continue
         ctx.statement_start = False
         top = ctx.top
+        if kind == "punct" and value == "," and top is not None:
+            top.commas += 1
+            top.item_start = match.end()
         if kind in ("word", "deco"):
             if not ctx.frames and item_done:
                 if kind == "deco" and value != "@tool":
@@ -170,7 +173,7 @@ def _scan(text: str, start: int, end: int, ctx: CursorContext) -> None:
                 else:
                     top.key = value
         elif kind == "punct" and value in "{([":
-            ctx.frames.append(Frame(value, match.start(), last_word))
+            ctx.frames.append(Frame(value, match.start(), last_word, item_start=match.end()))
             if value == "{":
                 ctx.statement_start = True
         elif kind == "punct" and value in "})]":
@@ -215,7 +218,8 @@ def _string_closed(value: str) -> bool:
     return len(body) >= 2 and body.endswith('"')
 
 
-def _receiver(text: str, prefix_start: int) -> list[str]:
+def receiver_chain(text: str, prefix_start: int) -> list[str]:
+    """The names of ``a.b.`` right before ``prefix_start`` (``["a", "b"]``)."""
     chain: list[str] = []
     pos = prefix_start
     while pos > 0 and text[pos - 1] == ".":
@@ -229,11 +233,19 @@ def _receiver(text: str, prefix_start: int) -> list[str]:
     return chain
 
 
+def _item_start(item: t.TopItem) -> int:
+    return item.span.start
+
+
+def comment_start(comment: Comment) -> int:
+    """Sort key of comments (for bisecting ``SourceFile.comments``)."""
+    return comment.start
+
+
 def item_at(source: SourceFile, offset: int) -> t.TopItem | None:
     """The top-level item whose span holds ``offset``."""
     items = source.items
-    starts = [item.span.start for item in items]
-    index = bisect.bisect_right(starts, offset) - 1
+    index = bisect.bisect_right(items, offset, key=_item_start) - 1
     while index >= 0:
         item = items[index]
         if item.span.start <= offset <= item.span.end:
@@ -261,6 +273,5 @@ def node_path(node: object, offset: int) -> list[object]:
 
 def in_comment(source: SourceFile, offset: int) -> bool:
     comments = source.comments
-    starts = [c.start for c in comments]
-    index = bisect.bisect_right(starts, offset) - 1
+    index = bisect.bisect_right(comments, offset, key=comment_start) - 1
     return index >= 0 and comments[index].start <= offset < comments[index].end

@@ -12,6 +12,7 @@ from nexa_lsp.analysis.semantic import (
     PropertySpec,
 )
 from nexa_lsp.analysis.symbols import RUN_MEMBERS, Analysis, IncludedFile, LocalVar
+from nexa_lsp.ide.chunked import local_named, occurrence_at
 from nexa_lsp.ide.context import in_comment, item_at, node_path, word_at
 from nexa_lsp.ide.describe import declaration_markdown, protocol_of_run, symbol_summary
 from nexa_lsp.ide.knowledge import (
@@ -44,7 +45,7 @@ def hover(analysis: Analysis, offset: int) -> HoverData | None:
         )
     if in_comment(source, offset):
         return None
-    occurrence = analysis.occurrence_at(offset)
+    occurrence = occurrence_at(analysis, offset)
     if occurrence is not None:
         span = occurrence.span
         if occurrence.symbol is not None:
@@ -168,7 +169,7 @@ def _member_at(analysis: Analysis, item: t.TopItem, offset: int) -> HoverData | 
         span = node.name_span
         obj = node.obj
         if isinstance(obj, t.Name):
-            var = analysis.local_named(obj.id, offset)
+            var = local_named(analysis, obj.id, offset)
             if var is None:
                 symbol = analysis.lookup(obj.id)
                 methods = AGENT_METHODS[path]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nexa_lsp.analysis.symbols import Analysis, LocalVar, Occurrence, Symbol, is_identifier
+from nexa_lsp.ide.chunked import occurrence_at
 from nexa_lsp.ide.context import item_at
 from nexa_lsp.ide.knowledge import HARD_KEYWORDS
 from nexa_lsp.syntax import tree as t
@@ -45,7 +46,7 @@ FileAnalysis = tuple[Path | None, Analysis]
 
 
 def target_at(analysis: Analysis, offset: int) -> Occurrence | None:
-    occurrence = analysis.occurrence_at(offset)
+    occurrence = occurrence_at(analysis, offset)
     if occurrence is None or (occurrence.symbol is None and occurrence.local is None):
         return None
     return occurrence

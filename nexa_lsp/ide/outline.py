@@ -1,4 +1,9 @@
-"""Document symbols (declarations and their members) and workspace symbols."""
+"""Document symbols (declarations and their members) and workspace symbols.
+
+A document's outline is assembled from the outline of each chunk, computed once
+per chunk object (:mod:`nexa_lsp.ide.chunked`); entries keep chunk-relative
+offsets and read their position from the chunk's anchor.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nexa_lsp.ide.chunked import record
 from nexa_lsp.syntax import tree as t
-from nexa_lsp.syntax.source import SourceFile
+from nexa_lsp.syntax.source import ParsedChunk, SourceFile
 
 
 class OutlineKind(enum.Enum):
@@ -35,16 +41,32 @@ class OutlineKind(enum.Enum):
     CONSTANT = "Constant"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class OutlineSymbol:
+    """An outline entry; its spans are anchored on its chunk, so a cached entry follows the chunk."""
+
     name: str
     kind: OutlineKind
     detail: str
-    start: int
-    end: int
-    selection_start: int
-    selection_end: int
+    span: t.Span
+    selection: t.Span
     children: list[OutlineSymbol] = field(default_factory=list)
+
+    @property
+    def start(self) -> int:
+        return self.span.start
+
+    @property
+    def end(self) -> int:
+        return self.span.end
+
+    @property
+    def selection_start(self) -> int:
+        return self.selection.start
+
+    @property
+    def selection_end(self) -> int:
+        return self.selection.end
 
 
 def _sym(
@@ -57,7 +79,7 @@ def _sym(
 ) -> OutlineSymbol:
     sel = selection if selection is not None and span.start <= selection.start <= selection.end <= span.end else span
     kids = [c for c in (children or []) if span.start <= c.start and c.end <= span.end]
-    return OutlineSymbol(name or "(anonymous)", kind, detail, span.start, span.end, sel.start, sel.end, kids)
+    return OutlineSymbol(name or "(anonymous)", kind, detail, span, sel, kids)
 
 
 def _properties(props: Iterable[t.Property]) -> list[OutlineSymbol]:
@@ -138,13 +160,19 @@ def item_symbol(item: t.TopItem) -> OutlineSymbol | None:
     return None
 
 
+def chunk_outline(chunk: ParsedChunk) -> list[OutlineSymbol]:
+    """Outline entries of one chunk's items (computed once per chunk object; shared, do not modify)."""
+    rec = record(chunk)
+    if rec.outline is None:
+        rec.outline = [symbol for item in chunk.items if (symbol := item_symbol(item)) is not None]
+    return rec.outline
+
+
 def document_symbols(source: SourceFile) -> list[OutlineSymbol]:
-    """Hierarchical outline of a document, in source order."""
-    out = []
-    for item in source.items:
-        symbol = item_symbol(item)
-        if symbol is not None:
-            out.append(symbol)
+    """Hierarchical outline of a document, in source order (entries are shared with the cache)."""
+    out: list[OutlineSymbol] = []
+    for chunk in source.chunks:
+        out.extend(chunk_outline(chunk))
     return out
 
 

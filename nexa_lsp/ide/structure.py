@@ -2,77 +2,134 @@
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from nexa_lsp.ide.context import item_at, node_path, word_at
+from nexa_lsp.ide.chunked import chunk_lines, record, walk_chunks
+from nexa_lsp.ide.context import comment_start, item_at, node_path, word_at
 from nexa_lsp.syntax import tree as t
-from nexa_lsp.syntax.source import SourceFile
+from nexa_lsp.syntax.source import ParsedChunk, SourceFile
+from nexa_lsp.text import LineIndex
 
 
-@dataclass(frozen=True, slots=True)
-class Fold:
+class Fold(NamedTuple):
+    """A folding range in whole lines; ``kind`` is "comment", "imports" or None (a region)."""
+
     start_line: int
     end_line: int
-    kind: str | None = None  # "comment" | "imports" | None (region)
+    kind: str | None = None
 
 
-def _fold_lines(source: SourceFile, start: int, end: int) -> tuple[int, int] | None:
-    lines = source.lines
+@dataclass(slots=True, eq=False)
+class ChunkFolds:
+    """The folds of one chunk, in chunk-relative lines (line 0 is the chunk's first line).
+
+    ``items`` holds, per item of the chunk, the item's folds (None for an
+    ``include``, which folds with its neighbours); ``comments`` the first and
+    last line of each comment and whether it is a ``//`` comment.
+    """
+
+    items: list[list[tuple[int, int]] | None]
+    comments: list[tuple[int, int, bool]]
+
+
+def _fold_lines(lines: LineIndex, start: int, end: int) -> tuple[int, int] | None:
     first = lines.line_of(start)
     last = lines.line_of(max(start, end - 1))
     # keep a closing bracket that starts its line visible
     closing_line_start = lines.line_starts[last]
-    if source.text[closing_line_start:end].strip() in ("}", "]", ")", '"""', "};"):
+    if lines.text[closing_line_start:end].strip() in ("}", "]", ")", '"""', "};"):
         last -= 1
     return (first, last) if last > first else None
 
 
+def _chunk_folds(source: SourceFile, chunk: ParsedChunk) -> ChunkFolds:
+    rec = record(chunk)
+    if rec.folds is None:
+        lines = chunk_lines(chunk)
+        base = chunk.anchor.base
+        items: list[list[tuple[int, int]] | None] = []
+        for item in chunk.items:
+            if isinstance(item, t.Include):
+                items.append(None)
+                continue
+            folds: list[tuple[int, int]] = []
+            if not isinstance(item, t.VersionDecl | t.UseConfig):
+                spans = [item.span] + [node.span for node in t.walk(item) if _foldable(node)]
+                for span in spans:
+                    found = _fold_lines(lines, span.start - base, span.end - base)
+                    if found is not None:
+                        folds.append(found)
+            items.append(folds)
+        comments = []
+        first = bisect.bisect_left(source.comments, base, key=comment_start)
+        last = bisect.bisect_left(source.comments, base + len(chunk.text), key=comment_start)
+        for comment in source.comments[first:last]:
+            rel_start, rel_end = comment.start - base, comment.end - base
+            comments.append(
+                (
+                    lines.line_of(rel_start),
+                    lines.line_of(max(rel_start, rel_end - 1)),
+                    chunk.text.startswith("//", rel_start),
+                )
+            )
+        rec.folds = ChunkFolds(items, comments)
+    return rec.folds
+
+
 def folding_ranges(source: SourceFile) -> list[Fold]:
-    """Blocks, multi-line strings and lists, comment runs and include groups (whole lines)."""
+    """Blocks, multi-line strings and lists, comment runs and include groups (whole lines).
+
+    Each chunk's folds are computed once per chunk object and shifted to the
+    chunk's current first line.
+    """
     folds: list[Fold] = []
     seen: set[tuple[int, int]] = set()
+    lines = source.lines
 
-    def add(start: int, end: int, kind: str | None = None) -> None:
-        lines = _fold_lines(source, start, end)
-        if lines is not None and lines not in seen:
-            seen.add(lines)
-            folds.append(Fold(lines[0], lines[1], kind))
+    def add(first: int, last: int, kind: str | None = None) -> None:
+        if (first, last) not in seen:
+            seen.add((first, last))
+            folds.append(Fold(first, last, kind))
+
+    def add_includes(includes: list[t.Include]) -> None:
+        if len(includes) > 1:
+            found = _fold_lines(lines, includes[0].span.start, includes[-1].span.end + 1)
+            if found is not None:
+                add(*found, "imports")
 
     includes: list[t.Include] = []
-    for item in source.items:
-        if isinstance(item, t.Include):
-            includes.append(item)
-            continue
-        if len(includes) > 1:
-            add(includes[0].span.start, includes[-1].span.end + 1, "imports")
-        includes = []
-        if isinstance(item, t.VersionDecl | t.UseConfig):
-            continue
-        add(item.span.start, item.span.end)
-        for node in t.walk(item):
-            if _foldable(node):
-                add(node.span.start, node.span.end)
-    if len(includes) > 1:
-        add(includes[0].span.start, includes[-1].span.end + 1, "imports")
+    comment_lines: list[tuple[int, int, bool]] = []
+    for chunk, line, _column in walk_chunks(source):
+        chunk_folds = _chunk_folds(source, chunk)
+        for item, item_folds in zip(chunk.items, chunk_folds.items, strict=True):
+            if item_folds is None:
+                assert isinstance(item, t.Include)
+                includes.append(item)
+                continue
+            add_includes(includes)
+            includes = []
+            for first, last in item_folds:
+                add(line + first, line + last)
+        comment_lines.extend((line + first, line + last, slashes) for first, last, slashes in chunk_folds.comments)
+    add_includes(includes)
     # comment runs: a block comment over several lines, or consecutive line comments
-    run_start: int | None = None
-    run_end = 0
+    run: list[int] | None = None  # first and last line of the current run
     last_line = -2
-    lines = source.lines
-    for comment in source.comments:
-        first, last = lines.line_of(comment.start), lines.line_of(max(comment.start, comment.end - 1))
+    for first, last, slashes in comment_lines:
         if last > first:
             folds.append(Fold(first, last, "comment"))
             continue
-        if run_start is not None and first == last_line + 1 and source.text[comment.start : comment.start + 2] == "//":
-            run_end = comment.end
+        if run is not None and first == last_line + 1 and slashes:
+            run[1] = last
         else:
-            if run_start is not None:
-                _add_comment_run(source, run_start, run_end, folds)
-            run_start, run_end = comment.start, comment.end
+            if run is not None and run[1] > run[0]:
+                folds.append(Fold(run[0], run[1], "comment"))
+            run = [first, last]
         last_line = last
-    if run_start is not None:
-        _add_comment_run(source, run_start, run_end, folds)
+    if run is not None and run[1] > run[0]:
+        folds.append(Fold(run[0], run[1], "comment"))
     folds.sort(key=lambda f: (f.start_line, -f.end_line))
     return folds
 
@@ -85,12 +142,6 @@ def _foldable(node: object) -> bool:
     if isinstance(node, t.Value):
         return node.kind in (t.ValueKind.MULTILINE_STRING, t.ValueKind.LIST, t.ValueKind.OBJECT)
     return False
-
-
-def _add_comment_run(source: SourceFile, start: int, end: int, folds: list[Fold]) -> None:
-    first, last = source.lines.line_of(start), source.lines.line_of(end)
-    if last > first:
-        folds.append(Fold(first, last, "comment"))
 
 
 def selection_ranges(source: SourceFile, offset: int) -> list[tuple[int, int]]:

@@ -9,8 +9,11 @@ what a program means, and formatting twice gives the same text as once.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
+
+from nexa_lsp.text import LineIndex
 
 _TOKENS = re.compile(
     r"""
@@ -77,10 +80,11 @@ def _ends_inside(text: str, line_end: int, protected: list[tuple[int, int]]) -> 
     return any(start < line_end < end for start, end in protected)
 
 
-def format_source(text: str, options: FormatOptions = FormatOptions()) -> str:
-    """The formatted text (only whitespace outside strings and comments changes)."""
-    newline = "\r\n" if "\r\n" in text else "\n"
-    body = text.replace("\r\n", "\n") if newline == "\r\n" else text
+def _format_lines(
+    body: str, options: FormatOptions, first: int, last: int, blank_run: int
+) -> tuple[list[str], list[bool]]:
+    """Formatted lines ``first`` to ``last`` of ``body`` (``\n`` line breaks), with ``blank_run``
+    blank lines right before them; each with True when it must stay (inside a string)."""
     depths, inside = _line_facts(body)
     lines = body.split("\n")
     protected = [
@@ -88,9 +92,9 @@ def format_source(text: str, options: FormatOptions = FormatOptions()) -> str:
     ]
     out: list[str] = []
     kept: list[bool] = []  # True for lines that must survive as they are (inside a string)
-    blank_run = 0
-    offset = 0
-    for number, line in enumerate(lines):
+    offset = sum(len(line) + 1 for line in lines[:first])
+    for number in range(first, last + 1):
+        line = lines[number]
         line_end = offset + len(line)
         if number in inside:
             # starts inside a multi-line string or comment: keep it, but for
@@ -114,6 +118,14 @@ def format_source(text: str, options: FormatOptions = FormatOptions()) -> str:
                 out.append(options.indent * level + content)
                 kept.append(False)
         offset = line_end + 1
+    return out, kept
+
+
+def format_source(text: str, options: FormatOptions = FormatOptions()) -> str:
+    """The formatted text (only whitespace outside strings and comments changes)."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    body = text.replace("\r\n", "\n") if newline == "\r\n" else text
+    out, kept = _format_lines(body, options, 0, body.count("\n"), 0)
     while out and out[-1] == "" and not kept[-1]:
         out.pop()
         kept.pop()
@@ -121,3 +133,49 @@ def format_source(text: str, options: FormatOptions = FormatOptions()) -> str:
         out.pop(0)
         kept.pop(0)
     return newline.join(out) + newline if out else ""
+
+
+@dataclass(frozen=True, slots=True)
+class RangeEdit:
+    """Replace ``text[start:end]`` (whole lines with their line breaks) by ``new_text``."""
+
+    start: int
+    end: int
+    new_text: str
+
+
+def format_range(text: str, start: int, end: int, options: FormatOptions = FormatOptions()) -> RangeEdit | None:
+    """Format the lines that ``[start, end)`` touches (a range ending at the start of a line
+    leaves that line alone), by the same whitespace-only rules as :func:`format_source`;
+    None when they are formatted already. Formatting the result again changes nothing.
+
+    Indentation comes from the brackets of the whole file; a run of blank lines is
+    counted from the blank lines right before the range. The start and the end of the
+    file are left as they are (no blank lines removed there, no final line break added).
+    """
+    newline = "\r\n" if "\r\n" in text else "\n"
+    line_starts = LineIndex(text).line_starts
+    start = max(0, min(start, len(text)))
+    end = max(start, min(end, len(text)))
+    first = bisect.bisect_right(line_starts, start) - 1
+    last = bisect.bisect_right(line_starts, end) - 1
+    if last > first and line_starts[last] == end:
+        last -= 1
+    body = text.replace("\r\n", "\n") if newline == "\r\n" else text
+    lines = body.split("\n")
+    blank_run = 0
+    _depths, inside = _line_facts(body)
+    for number in range(first - 1, -1, -1):
+        if number in inside or lines[number].strip(" \t\f"):
+            break
+        blank_run += 1
+    out, _kept = _format_lines(body, options, first, last, blank_run)
+    if last + 1 < len(line_starts):
+        region_end = line_starts[last + 1]
+        new_text = "".join(line + newline for line in out)
+    else:  # the last line of the file: its (missing) line break stays as it is
+        region_end = len(text)
+        new_text = newline.join(out)
+    if text[line_starts[first] : region_end] == new_text:
+        return None
+    return RangeEdit(line_starts[first], region_end, new_text)
