@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from nexa_lsp.syntax import tree as t
-from nexa_lsp.syntax.build import build_chunk
+from nexa_lsp.syntax.builder import build_chunk
 from nexa_lsp.syntax.chunks import ChunkLayout, Comment, layout_chunks
 from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Related, Severity, TextEdit
 from nexa_lsp.syntax.grammar import parser_for
