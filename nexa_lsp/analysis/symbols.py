@@ -28,7 +28,7 @@ from typing import Generic, TypeVar
 from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.source import ParsedChunk, SourceFile
-from nexa_lsp.syntax.tree import Anchor, Span
+from nexa_lsp.syntax.tree import Span
 
 # ---------------------------------------------------------------------- kinds
 
@@ -205,8 +205,8 @@ class ChunkCache(Generic[T]):
 
 # ---------------------------------------------------------------------- collecting names of one chunk
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ARROW_TYPE = re.compile(r"\s*->\s*([A-Za-z_]\w*)(?:\s*<\s*([A-Za-z_]\w*)\s*>)?")
+#: A Nexa name (checks a name the user types, e.g. for rename; never used to read sources).
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class _Scope:
@@ -226,9 +226,9 @@ class _Scope:
 
 
 class _Collector:
-    def __init__(self, chunk_text: str, anchor: Anchor) -> None:
-        self.text = chunk_text
-        self.anchor = anchor
+    """Reads names from the nodes of one chunk (never from its text)."""
+
+    def __init__(self) -> None:
         self.refs: list[NameRef] = []
         self.locals: list[LocalVar] = []
         self.scope: _Scope | None = None
@@ -247,25 +247,13 @@ class _Collector:
             return
         self.refs.append(NameRef(name, span, role))
 
-    def rel_text(self, span: Span) -> str:
-        return self.text[span.rel_start : span.rel_end]
-
-    def type_refs(self, start: int, end: int) -> None:
-        """Names inside the type text ``chunk_text[start:end]`` (relative offsets)."""
-        segment = self.text[start:end]
-        for match in _IDENT.finditer(segment):
-            word = match.group()
-            if word in BUILTIN_TYPES:
-                continue
-            s = start + match.start()
-            self.refs.append(NameRef(word, Span(s, s + len(word), self.anchor), RefRole.TYPE))
-
-    def type_after(self, name_span: Span, end: int) -> None:
-        """Type names after ``name:`` up to relative offset ``end`` (parameters, fields)."""
-        colon = self.text.find(":", name_span.rel_end, end)
-        if colon != -1:
-            stop = self.text.find("=", colon, end)
-            self.type_refs(colon + 1, stop if stop != -1 else end)
+    def type_refs(self, type_expr: t.TypeExpr | None) -> None:
+        """The declared names a type mentions (``Report`` in ``list[Report] | None``)."""
+        if type_expr is None:
+            return
+        for named in type_expr.names():
+            if named.name and named.name not in BUILTIN_TYPES:
+                self.refs.append(NameRef(named.name, named.name_span, RefRole.TYPE))
 
     def open_scope(self, owner: t.Node) -> _Scope:
         scope = _Scope(owner)
@@ -284,31 +272,17 @@ class _Collector:
             self.agent(item)
         elif isinstance(item, t.FlowDecl):
             self.flow_like(item, item.params or [], item.body, item.contracts)
-            if item.return_type is not None:
-                arrow_end = item.body.span.rel_start if item.body is not None else item.span.rel_end
-                arrow = self.text.find("->", item.name_span.rel_end, arrow_end)
-                if arrow != -1:
-                    stop = self.text.find("requires", arrow, arrow_end)
-                    stop2 = self.text.find("ensures", arrow, arrow_end)
-                    cut = min(x for x in (stop, stop2, arrow_end) if x != -1)
-                    self.type_refs(arrow + 2, cut)
+            self.type_refs(item.returns)
         elif isinstance(item, t.ToolFunction):
             self.flow_like(item, item.params, item.body, [])
-            if item.return_type is not None and item.body is not None:
-                close = self.text.rfind(")", item.name_span.rel_end, item.body.span.rel_start)
-                if close != -1:
-                    self.type_after(Span(close, close + 1, self.anchor), item.body.span.rel_start)
+            self.type_refs(item.returns)
         elif isinstance(item, t.TestDecl):
             self.flow_like(item, [], item.body, [])
         elif isinstance(item, t.ProtocolDecl):
             for fld in item.fields:
-                if not fld.legacy:
-                    self.type_after(fld.name_span, fld.span.rel_end)
+                self.type_refs(fld.type)
         elif isinstance(item, t.TypeDecl):
-            eq = self.text.find("=", item.name_span.rel_end, item.span.rel_end)
-            if eq != -1:
-                at = self.text.find("@", eq, item.span.rel_end)
-                self.type_refs(eq + 1, at if at != -1 else item.span.rel_end)
+            self.type_refs(item.type)
         elif isinstance(item, t.AdtDecl):
             self.adt(item)
         elif isinstance(item, t.JobDecl):
@@ -331,12 +305,7 @@ class _Collector:
             self.close_scope()
 
     def agent(self, item: t.AgentDecl) -> None:
-        match = _ARROW_TYPE.match(self.text, item.name_span.rel_end)
-        if match is not None:
-            for group in (1, 2):
-                if match.group(group) and match.group(group) not in BUILTIN_TYPES:
-                    s, e = match.span(group)
-                    self.refs.append(NameRef(match.group(group), Span(s, e, self.anchor), RefRole.TYPE))
+        self.type_refs(item.returns)
         for use in item.uses:
             if use.kind == "name":
                 self.refs.append(NameRef(use.text, use.span, RefRole.USES))
@@ -360,8 +329,9 @@ class _Collector:
             if item.target and item.target_span is not None:
                 self.refs.append(NameRef(item.target, item.target_span, RefRole.TYPE))
         for member in item.members:
-            if item.keyword == "struct":
-                self.type_after(member.name_span, member.span.rel_end)
+            self.type_refs(member.type)
+            for param in member.params:
+                self.type_refs(param.type)
             if member.body is not None:
                 scope = self.open_scope(member)
                 for param in member.params:
@@ -376,7 +346,7 @@ class _Collector:
         for param in params:
             var = scope.bind(param.name, param.name_span, "parameter")
             var.type_text = param.type_text
-            self.type_after(param.name_span, param.span.rel_end)
+            self.type_refs(param.type)
         for contract in contracts:
             for part in contract.condition.parts:
                 self.expr(part)
@@ -498,6 +468,7 @@ class _Collector:
                 e(child)
             for name, span in node.names:
                 self.ref(name, span, RefRole.TYPE if node.keyword == "verify" else RefRole.VALUE)
+            self.type_refs(node.type)
         elif isinstance(node, t.BlockStmt):
             for child in node.exprs:
                 e(child)
@@ -528,9 +499,7 @@ class _Collector:
             self.ref(node.id, node.span, role)
         elif isinstance(node, t.StringLit):
             for interp in node.interpolations:
-                inner = self.rel_text(interp.span)
-                start = interp.span.rel_start + (len(inner) - len(inner.lstrip()))
-                self.ref(interp.root, Span(start, start + len(interp.root), self.anchor), RefRole.VALUE)
+                self.ref(interp.root, interp.root_span, RefRole.VALUE)
         elif isinstance(node, t.Call):
             self._call(node, todo)
         elif isinstance(node, t.Member):
@@ -612,7 +581,7 @@ class _Collector:
 
 
 def _collect_chunk(chunk: ParsedChunk) -> ChunkFacts:
-    collector = _Collector(chunk.text, chunk.anchor)
+    collector = _Collector()
     symbols: list[Symbol] = []
     for item in chunk.items:
         collector.item(item)
@@ -879,4 +848,4 @@ def analyze(source: SourceFile, path: Path | None = None, locate: IncludeLocator
 
 
 def is_identifier(text: str) -> bool:
-    return _IDENT.fullmatch(text) is not None
+    return _IDENTIFIER.fullmatch(text) is not None

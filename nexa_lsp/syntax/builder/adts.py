@@ -26,14 +26,12 @@ def protocol_decl(b: Builder, tree: Tree[Token]) -> t.ProtocolDecl:
         key = f.children[0]
         key_tok = key if isinstance(key, Token) else first_token(key)
         type_node = f.children[1]
-        if isinstance(type_node, Tree) and rule_name(type_node) == "field_legacy_type":
-            type_text = str(first_token(type_node))[1:-1]
-            legacy = True
+        assert isinstance(type_node, Tree)
+        if rule_name(type_node) == "field_legacy_type":
+            field = t.ProtocolField(b.span(f), str(key_tok), b.span(key_tok), None, str(first_token(type_node))[1:-1])
         else:
-            assert isinstance(type_node, Tree)
-            type_text = types.type_expr_text(b, type_node)
-            legacy = False
-        decl.fields.append(t.ProtocolField(b.span(f), str(key_tok), b.span(key_tok), type_text, legacy))
+            field = t.ProtocolField(b.span(f), str(key_tok), b.span(key_tok), types.type_expr(b, type_node))
+        decl.fields.append(field)
     for semi in child_tokens(tree, "SEMI"):
         b.error(
             "NX028",
@@ -46,9 +44,10 @@ def protocol_decl(b: Builder, tree: Tree[Token]) -> t.ProtocolDecl:
 
 def type_decl(b: Builder, tree: Tree[Token]) -> t.TypeDecl:
     name = name_token(b, tree)
-    type_text = types.type_of(b, tree) or ""
     strings = child_tokens(tree, "STRING")
-    return t.TypeDecl(b.span(tree), str(name), b.span(name), type_text, str(strings[0])[1:-1] if strings else None)
+    return t.TypeDecl(
+        b.span(tree), str(name), b.span(name), types.type_of(b, tree), str(strings[0])[1:-1] if strings else None
+    )
 
 
 def _adt_members(b: Builder, tree: Tree[Token], kinds: tuple[str, ...]) -> list[t.AdtMember]:
@@ -59,14 +58,14 @@ def _adt_members(b: Builder, tree: Tree[Token], kinds: tuple[str, ...]) -> list[
             continue
         name = child_tokens(m, "IDENT")[0]
         detail = None
-        if kind == "struct_field":
-            detail = types.type_of(b, m)
-        elif kind == "enum_variant":
+        member_type = None
+        if kind == "enum_variant":
             nl = find_child(m, "name_list")
             if nl is not None:
                 detail = "(" + ", ".join(str(x) for x in child_tokens(nl, "IDENT")) + ")"
-        elif kind in ("trait_method", "impl_method"):
-            detail = types.type_of(b, m)
+        else:  # a struct field's type, a trait or impl method's return type
+            member_type = types.type_of(b, m)
+            detail = member_type.text if member_type is not None else None
         body = find_child(m, "block")
         members.append(
             t.AdtMember(
@@ -76,6 +75,7 @@ def _adt_members(b: Builder, tree: Tree[Token], kinds: tuple[str, ...]) -> list[
                 detail,
                 agents.param_list(b, find_child(m, "params")),
                 statements.block(b, body) if body is not None else None,
+                member_type,
             )
         )
     return members

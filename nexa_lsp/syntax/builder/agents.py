@@ -53,12 +53,13 @@ def tool_decl(b: Builder, tree: Tree[Token]) -> t.ToolDecl:
 
 def _check_tool_body(b: Builder, decl: t.ToolDecl) -> None:
     keys = [p.key for p in decl.properties if p.key != "approval"]
-    shapes = (["description", "parameters"], ["mcp"], ["python"])
-    if keys not in [list(s) for s in shapes]:
+    # `python:` may also stand beside a described tool: it names the tool's implementation
+    described = [k for k in keys if k != "python"] == ["description", "parameters"] and keys.count("python") <= 1
+    if not described and keys not in (["mcp"], ["python"]):
         b.error(
             "NX032",
-            f'tool {decl.name} needs either `description: "...", parameters: {{...}}`, '
-            'or `mcp: "uri"`, or `python: "module.function"`',
+            f'tool {decl.name} needs either `description: "...", parameters: {{...}}` '
+            '(optionally with `python: "module.function"`), or `mcp: "uri"`, or `python: "module.function"`',
             decl.name_span,
         )
     for p in decl.properties:
@@ -91,7 +92,7 @@ def param_list(b: Builder, tree: Tree[Token] | None) -> list[t.Param]:
                 b.span(p),
                 str(name),
                 b.span(name),
-                types.type_expr_text(b, type_node) if type_node is not None else None,
+                types.type_expr(b, type_node) if type_node is not None else None,
                 values.property_value(b, default) if default is not None else None,
             )
         )
@@ -153,8 +154,7 @@ def agent_decl(b: Builder, tree: Tree[Token]) -> t.AgentDecl:
             )
     ret = find_child(tree, "agent_return")
     if ret is not None:
-        parts = child_tokens(ret, "IDENT")
-        decl.return_type = str(parts[0]) + (f"<{parts[1]}>" if len(parts) > 1 else "")
+        decl.returns = types.agent_return(b, ret)
     uses = find_child(tree, "uses_clause")
     if uses is not None:
         for item in child_trees(uses):
@@ -180,12 +180,9 @@ def agent_decl(b: Builder, tree: Tree[Token]) -> t.AgentDecl:
         decl.implements = str(tok)
         decl.implements_span = b.span(tok)
     decl.contracts = expressions.contracts(b, tree)
-    header_end = max(
-        [decl.name_span.rel_end] + [b.span(c).rel_end for c in child_trees(tree) if rule_name(c) != "agent_item"]
-    )
-    brace = b.text.find("{", header_end)
-    if brace != -1 and brace < decl.span.rel_end:
-        decl.body_span = Span(brace, decl.span.rel_end, b.anchor)
+    brace = child_tokens(tree, "LBRACE")
+    if brace:
+        decl.body_span = Span(b.span(brace[0]).rel_start, decl.span.rel_end, b.anchor)
     for item in find_children(tree, "agent_item"):
         inner = item.children[0]
         if isinstance(inner, Token):

@@ -93,37 +93,44 @@ def _member(b: Builder, tree: Tree[Token]) -> t.Member:
     return t.Member(b.span(tree), expr(b, tree.children[0]), str(name_tok), b.span(name_tok))
 
 
+def call_of(b: Builder, tree: Tree[Token], callee: t.Expr, run_entry: str | None = None) -> t.Call:
+    """A call node for a rule with ``LPAR args? RPAR`` among its children."""
+    parens = [c for c in tree.children if isinstance(c, Token) and base_name(c.type) in ("LPAR", "RPAR")]
+    paren_span = args_span = None
+    if parens and base_name(parens[0].type) == "LPAR":
+        paren_span = b.span(parens[0])
+        args_span = b.span_between(parens[0], parens[-1])
+    return t.Call(b.span(tree), callee, args_of(b, tree), run_entry, paren_span, args_span)
+
+
 def _call(b: Builder, tree: Tree[Token]) -> t.Call:
     callee = expr(b, tree.children[0])
     run_entry = None
     if isinstance(callee, t.Member) and callee.name == "run":
         run_entry = "run"
-    return t.Call(b.span(tree), callee, args_of(b, tree), run_entry)
+    return call_of(b, tree, callee, run_entry)
+
+
+def _entry_member(b: Builder, tree: Tree[Token], rule: str) -> t.Member:
+    """``obj.execute`` / ``obj.run`` of a 3.0 run entry: the receiver and the entry's word."""
+    obj = expr(b, tree.children[0])
+    entry_tree = find_child(tree, rule)
+    assert entry_tree is not None
+    entry_tok = first_token(entry_tree)
+    return t.Member(b.span_between(tree.children[0], entry_tok), obj, str(entry_tok), b.span(entry_tok))
 
 
 def _run_entry(b: Builder, tree: Tree[Token]) -> t.Call:
-    obj = expr(b, tree.children[0])
-    entry_tree = find_child(tree, "run_entry_name")
-    assert entry_tree is not None
-    entry_tok = first_token(entry_tree)
-    member = t.Member(b.span_between(tree.children[0], entry_tok), obj, str(entry_tok), b.span(entry_tok))
-    return t.Call(b.span(tree), member, args_of(b, tree), str(entry_tok))
+    member = _entry_member(b, tree, "run_entry_name")
+    return call_of(b, tree, member, member.name)
 
 
 def _removed_run_call(b: Builder, tree: Tree[Token]) -> t.Call:
-    obj = expr(b, tree.children[0])
-    sp = b.span(tree)
-    obj_end = obj.span.rel_end
-    # the `run` word follows the dot after the receiver
-    name_span = Span(obj_end + 1, obj_end + 4, b.anchor)
-    member = t.Member(Span(obj.span.rel_start, obj_end + 4, b.anchor), obj, "run", name_span)
-    return t.Call(sp, member, args_of(b, tree), "run")
+    return call_of(b, tree, _entry_member(b, tree, "removed_run_name"), "run")
 
 
 def _removed_run_member(b: Builder, tree: Tree[Token]) -> t.Member:
-    obj = expr(b, tree.children[0])
-    sp = b.span(tree)
-    return t.Member(sp, obj, "run", Span(sp.rel_end - 3, sp.rel_end, b.anchor))
+    return _entry_member(b, tree, "removed_run_name")
 
 
 def _variant(b: Builder, tree: Tree[Token]) -> t.VariantRef:

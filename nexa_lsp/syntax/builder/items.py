@@ -96,7 +96,7 @@ def _flow_decl(b: Builder, tree: Tree[Token]) -> t.FlowDecl:
     ret = find_child(tree, "flow_return") or find_child(tree, "flow_return_colon")
     if ret is not None:
         type_node = find_child(ret, "type_expr")
-        decl.return_type = types.type_expr_text(b, type_node) if type_node is not None else None
+        decl.returns = types.type_expr(b, type_node) if type_node is not None else None
         if rule_name(ret) == "flow_return_colon":
             b.error("NX033", "a flow's return type is written with `->`, not `:`", b.span(ret))
     decl.contracts = expressions.contracts(b, tree)
@@ -208,7 +208,7 @@ def _resource_decl(b: Builder, tree: Tree[Token]) -> t.ResourceDecl:
 def _top_call(b: Builder, tree: Tree[Token]) -> t.TopLevelStatement:
     name = child_tokens(tree, "IDENT")[0]
     sp = b.span(tree)
-    call = t.Call(sp, t.Name(b.span(name), str(name)), expressions.args_of(b, tree))
+    call = expressions.call_of(b, tree, t.Name(b.span(name), str(name)))
     if str(name) in STATEMENT_WORDS:
         b.error(
             "NX031",

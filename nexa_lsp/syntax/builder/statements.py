@@ -110,10 +110,13 @@ def _print_legacy(b: Builder, tree: Tree[Token]) -> t.Stmt:
         e = expressions.expr(b, value_node)
     sp = b.span(tree)
     vs = e.span
+    # `(` goes right after the `print` keyword: the spaces before the value go, a comment stays
+    after_print = sp.rel_start + len("print")
+    gap_end = vs.rel_start if b.text[after_print : vs.rel_start].isspace() else after_print
     fix = Fix(
         "Wrap in print(...)",
         (
-            TextEdit(Span(vs.rel_start, vs.rel_start, b.anchor), "("),
+            TextEdit(Span(after_print, gap_end, b.anchor), "("),
             TextEdit(Span(vs.rel_end, vs.rel_end, b.anchor), ")"),
         ),
         safe=False,
@@ -224,7 +227,7 @@ def _python(b: Builder, tree: Tree[Token]) -> t.PythonBlock:
 def keyword_stmt(b: Builder, tree: Tree[Token], keyword: str, variant: str | None = None) -> t.KeywordStmt:
     exprs: list[t.Expr] = []
     names: list[tuple[str, Span]] = []
-    type_text = None
+    declared_type = None
     for c in tree.children:
         if isinstance(c, Token):
             base = base_name(c.type)
@@ -233,7 +236,7 @@ def keyword_stmt(b: Builder, tree: Tree[Token], keyword: str, variant: str | Non
             elif base in ("STRING", "MSTRING"):
                 exprs.append(values.string_lit(b, c))
         elif rule_name(c) == "type_expr":
-            type_text = types.type_expr_text(b, c)
+            declared_type = types.type_expr(b, c)
         else:
             exprs.append(expressions.expr(b, c))
     has_semi = has_token(tree, "SEMI")
@@ -248,7 +251,7 @@ def keyword_stmt(b: Builder, tree: Tree[Token], keyword: str, variant: str | Non
                 "arguments (`verify x.valid();`)",
                 subject.span,
             )
-    return t.KeywordStmt(b.span(tree), keyword, exprs, names, type_text, variant, has_semi)
+    return t.KeywordStmt(b.span(tree), keyword, exprs, names, declared_type, variant, has_semi)
 
 
 def _block_stmt(b: Builder, tree: Tree[Token], keyword: str) -> t.BlockStmt:

@@ -35,8 +35,14 @@ def string_lit(b: Builder, tok: Token) -> t.StringLit:
         if path is None:
             continue
         start = sp.rel_start + 1 + m.start(1)
+        root_start = start + path.start(1)
         interpolations.append(
-            t.Interpolation(path.group(0).strip(), Span(start, start + len(m.group(1)), b.anchor), path.group(1))
+            t.Interpolation(
+                path.group(0).strip(),
+                Span(start, start + len(m.group(1)), b.anchor),
+                path.group(1),
+                Span(root_start, root_start + len(path.group(1)), b.anchor),
+            )
         )
     return t.StringLit(sp, value, False, interpolations)
 

@@ -5,8 +5,8 @@ names something, ``name_span``. Later layers (analysis, IDE features, runtime)
 use only these classes; they never see Lark trees. ``import nexa_lsp.syntax.tree
 as t`` gives every node; the modules hold one family each: :mod:`.spans`
 (anchors, spans, ``Node``), :mod:`.expressions` (with patterns),
-:mod:`.statements`, :mod:`.values` (property values), :mod:`.declarations`,
-:mod:`.traversal` (``iter_children``, ``walk``).
+:mod:`.statements`, :mod:`.types` (type expressions), :mod:`.values` (property
+values), :mod:`.declarations` and :mod:`.traversal` (``iter_children``, ``walk``).
 
 Offsets are code points into the document. A node's offsets are stored relative
 to the *chunk* (run of top-level items, see :mod:`nexa_lsp.syntax.chunks`) it
@@ -92,6 +92,7 @@ from nexa_lsp.syntax.tree.statements import (
     While,
 )
 from nexa_lsp.syntax.tree.traversal import iter_children, walk
+from nexa_lsp.syntax.tree.types import TypeExpr, TypeName
 from nexa_lsp.syntax.tree.values import Property, Value, ValueKind
 
 __all__ = [
@@ -162,6 +163,8 @@ __all__ = [
     "TopLevelStatement",
     "Try",
     "TypeDecl",
+    "TypeExpr",
+    "TypeName",
     "UseConfig",
     "UseItem",
     "Value",

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from nexa_lsp.syntax.tree.spans import Node, Span
 from nexa_lsp.syntax.tree.statements import Block, Condition, Stmt
+from nexa_lsp.syntax.tree.types import TypeExpr
 from nexa_lsp.syntax.tree.values import Property, Value, ValueKind
 
 
@@ -39,7 +40,7 @@ class UseConfig(Decl):
 
 @dataclass(slots=True, eq=False)
 class ToolDecl(Decl):
-    """``tool Name { description: ..., parameters: {...} }`` / ``mcp:`` / ``python:``."""
+    """``tool Name { description: ..., parameters: {...} }`` (optionally with ``python:``) / ``mcp:`` / ``python:``."""
 
     properties: list[Property] = field(default_factory=list)
 
@@ -67,13 +68,23 @@ class ToolDecl(Decl):
         prop = self.get_property("approval")
         return prop.value.text if prop else None
 
+    @property
+    def python(self) -> str | None:
+        """The ``python: "module.function"`` that implements the tool, if the tool names one."""
+        prop = self.get_property("python")
+        return prop.value.text if prop else None
+
 
 @dataclass(slots=True, eq=False)
 class Param(Node):
     name: str
     name_span: Span
-    type_text: str | None = None
+    type: TypeExpr | None = None
     default: Value | None = None
+
+    @property
+    def type_text(self) -> str | None:
+        return self.type.text if self.type is not None else None
 
 
 @dataclass(slots=True, eq=False)
@@ -83,8 +94,12 @@ class ToolFunction(Decl):
     description: str = ""
     config: list[Property] = field(default_factory=list)
     params: list[Param] = field(default_factory=list)
-    return_type: str | None = None
+    returns: TypeExpr | None = None
     body: Block | None = None
+
+    @property
+    def return_type(self) -> str | None:
+        return self.returns.text if self.returns is not None else None
 
     @property
     def requires_approval(self) -> bool:
@@ -125,7 +140,7 @@ class ContextBlock(Node):
 @dataclass(slots=True, eq=False)
 class AgentDecl(Decl):
     decorators: list[Decorator] = field(default_factory=list)
-    return_type: str | None = None
+    returns: TypeExpr | None = None  # `-> T` or `-> List<T>`
     uses: list[UseItem] = field(default_factory=list)
     implements: str | None = None
     implements_span: Span | None = None
@@ -133,6 +148,10 @@ class AgentDecl(Decl):
     properties: list[Property] = field(default_factory=list)
     context_blocks: list[ContextBlock] = field(default_factory=list)
     body_span: Span | None = None
+
+    @property
+    def return_type(self) -> str | None:
+        return self.returns.text if self.returns is not None else None
 
     def get_property(self, key: str) -> Property | None:
         """The last property with this key (later keys win, as in 2.x)."""
@@ -167,9 +186,13 @@ class AgentDecl(Decl):
 @dataclass(slots=True, eq=False)
 class FlowDecl(Decl):
     params: list[Param] | None = None
-    return_type: str | None = None
+    returns: TypeExpr | None = None
     contracts: list[Contract] = field(default_factory=list)
     body: Block | None = None
+
+    @property
+    def return_type(self) -> str | None:
+        return self.returns.text if self.returns is not None else None
 
 
 @dataclass(slots=True, eq=False)
@@ -181,10 +204,20 @@ class TestDecl(Decl):
 
 @dataclass(slots=True, eq=False)
 class ProtocolField(Node):
+    """``name: type``, or the 2.0-era ``name: "description"`` (``legacy_text``, and no ``type``)."""
+
     name: str
     name_span: Span
-    type_text: str
-    legacy: bool  # a "string" description rather than a type expression
+    type: TypeExpr | None
+    legacy_text: str | None = None
+
+    @property
+    def legacy(self) -> bool:
+        return self.type is None
+
+    @property
+    def type_text(self) -> str:
+        return self.type.text if self.type is not None else self.legacy_text or ""
 
 
 @dataclass(slots=True, eq=False)
@@ -194,8 +227,12 @@ class ProtocolDecl(Decl):
 
 @dataclass(slots=True, eq=False)
 class TypeDecl(Decl):
-    type_text: str = ""
+    type: TypeExpr | None = None
     constraint: str | None = None
+
+    @property
+    def type_text(self) -> str:
+        return self.type.text if self.type is not None else ""
 
 
 @dataclass(slots=True, eq=False)
@@ -204,9 +241,10 @@ class AdtMember(Node):
 
     name: str
     name_span: Span
-    detail: str | None = None
+    detail: str | None = None  # the type (fields, methods) or `(a, b)` (enum variants), as shown
     params: list[Param] = field(default_factory=list)
     body: Block | None = None
+    type: TypeExpr | None = None  # a field's type or a method's return type
 
 
 @dataclass(slots=True, eq=False)

@@ -21,11 +21,13 @@ class Name(Node):
 
 @dataclass(slots=True, eq=False)
 class Interpolation:
-    """A `#{path}` inside a plain string: the dotted/indexed path and its span."""
+    """A `#{path}` inside a plain string: the dotted/indexed path, its span (between
+    the braces), and its first name ``root`` with ``root_span``."""
 
     path: str
     span: Span
     root: str
+    root_span: Span
 
 
 @dataclass(slots=True, eq=False)
@@ -71,11 +73,16 @@ class Call(Node):
 
     ``run_entry`` names an agent run entry: ``"run"`` (2.4 ``A.run``; an error on
     3.0), or ``"execute"``, ``"continue"``, ``"resume"`` on the 3.0 path.
+    ``paren_span`` is the span of the call's ``(`` and ``args_span`` that of its
+    whole argument list, ``(`` through ``)`` (empty at the end when error recovery
+    supplied the ``)``). A method's name is ``callee.name_span`` (:class:`Member`).
     """
 
     callee: Expr
     args: list[Argument]
     run_entry: str | None = None
+    paren_span: Span | None = None
+    args_span: Span | None = None
 
     @property
     def receiver_name(self) -> Name | None:
@@ -96,6 +103,8 @@ class Call(Node):
 
 @dataclass(slots=True, eq=False)
 class Member(Node):
+    """``obj.name``; ``name_span`` is the span of the member's name (``run`` in ``A . run``)."""
+
     obj: Expr
     name: str
     name_span: Span

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from nexa_lsp.syntax.tree.expressions import Argument, Expr, Name, Pattern, StringLit
 from nexa_lsp.syntax.tree.spans import Node, Span
+from nexa_lsp.syntax.tree.types import TypeExpr
 from nexa_lsp.syntax.tree.values import Property
 
 
@@ -131,16 +132,20 @@ class KeywordStmt(Node):
     ``reflect``, ``restore``, ``pass``, ``verify``, ``receive``.
 
     ``exprs`` holds their expressions in source order, ``names`` the plain names
-    they mention (``restore(snap)``, ``pass x to worker``), ``type_text`` a type
+    they mention (``restore(snap)``, ``pass x to worker``), ``type`` a type
     (``verify x satisfies T``, ``receive(): T``).
     """
 
     keyword: str
     exprs: list[Expr] = field(default_factory=list)
     names: list[tuple[str, Span]] = field(default_factory=list)
-    type_text: str | None = None
+    type: TypeExpr | None = None
     variant: str | None = None
     has_semicolon: bool = True
+
+    @property
+    def type_text(self) -> str | None:
+        return self.type.text if self.type is not None else None
 
 
 @dataclass(slots=True, eq=False)
