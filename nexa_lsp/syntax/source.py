@@ -7,14 +7,15 @@ text changed and moves the others.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.builder import build_chunk
 from nexa_lsp.syntax.chunks import ChunkLayout, Comment, layout_chunks
 from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Related, Severity, TextEdit
 from nexa_lsp.syntax.grammar import parser_for
-from nexa_lsp.syntax.recovery import parse_chunk
+from nexa_lsp.syntax.recovery import WHERE, parse_chunk
 from nexa_lsp.syntax.tree import Anchor, Span, absolute_span
 from nexa_lsp.syntax.version import SUPPORTED_VERSIONS, VersionPath, VersionScan, scan_version
 from nexa_lsp.text import LineIndex
@@ -24,7 +25,13 @@ MAX_SYNTAX_ERRORS = 100
 
 @dataclass(slots=True)
 class ParsedChunk:
-    """One chunk's parse, reusable while its text is unchanged."""
+    """One chunk's parse, reusable while its text is unchanged.
+
+    ``positioned`` lists the diagnostics whose message names a document position:
+    ``(index in diagnostics, chunk offset)``; their stored message holds
+    :data:`~nexa_lsp.syntax.recovery.WHERE`, replaced by the offset's current
+    `line:column` whenever the chunk is part of a parse (see :func:`parse_source`).
+    """
 
     text: str
     path: VersionPath
@@ -32,6 +39,17 @@ class ParsedChunk:
     items: list[t.TopItem]
     diagnostics: list[Diagnostic]
     syntax_error_count: int = 0
+    positioned: tuple[tuple[int, int], ...] = ()
+
+    def current_diagnostics(self, position_text: Callable[[int], str]) -> list[Diagnostic]:
+        """The diagnostics with positions in messages rendered for the chunk's current place."""
+        if not self.positioned:
+            return self.diagnostics
+        out = list(self.diagnostics)
+        for index, offset in self.positioned:
+            diag = out[index]
+            out[index] = replace(diag, message=diag.message.replace(WHERE, position_text(self.anchor.base + offset)))
+        return out
 
 
 @dataclass(slots=True)
@@ -79,10 +97,11 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
         body = _blank(body, scan.declaration.start, scan.declaration.end)
     line_index: list[LineIndex] = []  # built only if a message needs a position
 
-    def lines() -> LineIndex:
+    def position_text(offset: int) -> str:
         if not line_index:
             line_index.append(LineIndex(text))
-        return line_index[0]
+        pos = line_index[0].position(offset)
+        return f"{pos.line + 1}:{pos.character + 1}"
 
     parser = parser_for(scan.path)
     reusable: dict[str, list[ParsedChunk]] = {}
@@ -104,13 +123,7 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
             reused += 1
             continue
         anchor = Anchor(rng.start)
-        base = rng.start
-
-        def position_text(offset: int, base: int = base) -> str:
-            pos = lines().position(base + offset)
-            return f"{pos.line + 1}:{pos.character + 1}"
-
-        parsed = parse_chunk(parser, chunk_text, position_text)
+        parsed = parse_chunk(parser, chunk_text)
         diagnostics = [
             Diagnostic(
                 p.code,
@@ -121,15 +134,18 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
             )
             for p in parsed.problems
         ]
+        positioned = tuple((i, p.where) for i, p in enumerate(parsed.problems) if p.where is not None)
         items, built = build_chunk(parsed.tree, chunk_text, anchor, scan.path)
-        chunks.append(ParsedChunk(chunk_text, scan.path, anchor, items, diagnostics + built, parsed.total_errors))
+        chunks.append(
+            ParsedChunk(chunk_text, scan.path, anchor, items, diagnostics + built, parsed.total_errors, positioned)
+        )
     items = [item for chunk in chunks for item in chunk.items]
     diagnostics = _version_diagnostics(text, scan, items)
     syntax_count = 0
     shown = 0
     for chunk in chunks:
         syntax_count += max(chunk.syntax_error_count, sum(1 for d in chunk.diagnostics if d.severity is Severity.ERROR))
-        for diag in chunk.diagnostics:
+        for diag in chunk.current_diagnostics(position_text):
             if diag.severity is Severity.ERROR:
                 shown += 1
                 if shown > MAX_SYNTAX_ERRORS:
