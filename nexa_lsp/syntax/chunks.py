@@ -109,7 +109,7 @@ _NAME_EXPECTING = frozenset(
 
 _SCAN = re.compile(
     r"""
-      (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
+      (?P<comment>//[^\r\n]*|/\*.*?(?:\*/|\Z))
     | (?P<string>\"\"\".*?(?:\"\"\"|\Z)|"[^"]*(?:"|\Z))
     | (?P<open>[{(\[])
     | (?P<close>[})\]])
@@ -268,12 +268,17 @@ def _add_boundary(boundaries: list[int], offset: int) -> None:
         boundaries.append(offset)
 
 
+def _line_start(text: str, offset: int) -> int:
+    """Start of the line holding ``offset`` (LSP line breaks: ``\n``, ``\r\n``, ``\r``)."""
+    return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+
+
 def _column(text: str, offset: int) -> int:
-    return offset - (text.rfind("\n", 0, offset) + 1)
+    return offset - _line_start(text, offset)
 
 
 def _at_line_start(text: str, offset: int) -> bool:
-    line_start = text.rfind("\n", 0, offset) + 1
+    line_start = _line_start(text, offset)
     return text[line_start:offset].strip() == ""
 
 

@@ -437,13 +437,18 @@ def _skip_length(text: str, pos: int) -> int:
     char = text[pos : pos + 1]
     if char == "'":
         end = text.find("'", pos + 1)
-        newline = text.find("\n", pos + 1)
-        if end != -1 and (newline == -1 or end < newline):
+        newline = _line_end(text, pos + 1)
+        if end != -1 and end < newline:
             return end - pos + 1
     if char == "#":
-        newline = text.find("\n", pos)
-        return (newline if newline != -1 else len(text)) - pos
+        return _line_end(text, pos) - pos
     return 1
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Offset of the first line break (``\n`` or ``\r``) at or after ``pos``, or the text's end."""
+    ends = [i for i in (text.find("\n", pos), text.find("\r", pos)) if i != -1]
+    return min(ends) if ends else len(text)
 
 
 def _unexpected_character_message(text: str, pos: int) -> str:

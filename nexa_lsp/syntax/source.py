@@ -81,7 +81,7 @@ class SourceFile:
 
 
 def _blank(text: str, start: int, end: int) -> str:
-    return text[:start] + "".join(c if c == "\n" else " " for c in text[start:end]) + text[end:]
+    return text[:start] + "".join(c if c in "\r\n" else " " for c in text[start:end]) + text[end:]
 
 
 def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
@@ -91,8 +91,8 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
     if body.startswith("\ufeff"):
         body = " " + body[1:]
     if body.startswith("#!"):
-        newline = body.find("\n")
-        body = _blank(body, 0, len(body) if newline == -1 else newline)
+        newline = min((i for i in (body.find("\n"), body.find("\r")) if i != -1), default=len(body))
+        body = _blank(body, 0, newline)
     if scan.declaration is not None:
         body = _blank(body, scan.declaration.start, scan.declaration.end)
     line_index: list[LineIndex] = []  # built only if a message needs a position
