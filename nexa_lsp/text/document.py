@@ -96,6 +96,11 @@ class DocumentText:
     def line_count(self) -> int:
         return self._lines.line_count
 
+    @property
+    def lines(self) -> LineTable:
+        """The line table of the current text (``line_of``, ``line_start``; code points)."""
+        return self._lines
+
     def apply(self, changes: Iterable[ContentChange]) -> list[TextChange]:
         """Apply the changes of one notification in order; what each did, in code points."""
         done: list[TextChange] = []

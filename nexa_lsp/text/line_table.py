@@ -132,6 +132,9 @@ class LineTable:
             region_end_old = last_base + last_rel[last - last_before + 1]
         else:
             region_end_old = blocks_end
+        if region_end_old >= old_total:  # the region runs to the end: take the last (maybe empty) block too
+            last_block = len(self._blocks) - 1
+            blocks_end = old_total
         region_end = region_end_old + delta
         head = [first_base + rel for rel in self._blocks[first_block] if first_base + rel < region_start]
         middle = [region_start + rel for rel in line_starts_of(text[region_start:region_end])]

@@ -116,6 +116,10 @@ class LineIndex:
     def line_count(self) -> int:
         return len(self.line_starts)
 
+    def line_start(self, line: int) -> int:
+        """Offset where zero-based ``line`` starts."""
+        return self.line_starts[line]
+
     def line_of(self, offset: int) -> int:
         """Zero-based line containing ``offset`` (clamped to the text)."""
         offset = max(0, min(offset, len(self.text)))

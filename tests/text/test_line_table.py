@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import bisect
+import os
 from unittest import mock
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nexa_lsp.text import line_table
@@ -15,8 +16,10 @@ from nexa_lsp.text.positions import line_starts_of
 PIECE = st.sampled_from(["a", "中", "😀", "\n", "\r", "\r\n", "\u2028", "\x0b"])
 TEXT = st.lists(PIECE, max_size=60).map("".join)
 EDIT = st.tuples(st.integers(0, 200), st.integers(0, 30), TEXT)
+_EXAMPLES = 5000 if os.environ.get("HYPOTHESIS_PROFILE") == "long" else 400
 
 
+@settings(max_examples=_EXAMPLES, deadline=None)
 @given(TEXT, st.lists(EDIT, min_size=1, max_size=12), st.sampled_from([1, 2, 3, 64]))
 def test_edits_keep_the_table_equal_to_a_fresh_one(text: str, edits: list[tuple[int, int, str]], block: int) -> None:
     # tiny blocks make every edit cross, split and merge blocks
