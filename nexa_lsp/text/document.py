@@ -35,7 +35,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from nexa_lsp.text.line_table import LineTable
-from nexa_lsp.text.positions import Encoding, LineIndex, Position, break_length, code_points_within, units_of
+from nexa_lsp.text.positions import (
+    Encoding,
+    LineIndex,
+    Position,
+    line_bounds_in,
+    offset_at_position,
+    units_of,
+)
 
 #: ``((start line, start character), (end line, end character))`` of an LSP range.
 Range = tuple[tuple[int, int], tuple[int, int]]
@@ -125,26 +132,11 @@ class DocumentText:
 
     def line_bounds(self, line: int) -> tuple[int, int] | None:
         """Start and end offsets of a line without its break; None past the last line."""
-        count = self._lines.line_count
-        if line < 0 or line >= count:
-            return None
-        start = self._lines.line_start(line)
-        if line + 1 < count:
-            following = self._lines.line_start(line + 1)
-            return start, following - break_length(self._text, following)
-        return start, len(self._text)
+        return line_bounds_in(self._text, line, self._lines.line_count, self._lines.line_start)
 
     def offset_at(self, line: int, character: int) -> int:
         """Code-point offset of an LSP position, clamped as LSP says (see the module docs)."""
-        if line < 0:
-            return 0
-        bounds = self.line_bounds(line)
-        if bounds is None:
-            return len(self._text)
-        start, end = bounds
-        if character <= 0:
-            return start
-        return start + code_points_within(self._text[start:end], character, self.encoding)
+        return offset_at_position(self._text, line, self.line_bounds(line), character, self.encoding)
 
     def position(self, offset: int) -> Position:
         """The LSP position of a code-point offset (clamped to the text)."""

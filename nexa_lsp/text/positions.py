@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Literal
@@ -102,6 +103,36 @@ def break_length(text: str, line_end: int) -> int:
     return 1 if last == "\r" else 0
 
 
+def line_bounds_in(text: str, line: int, line_count: int, line_start: Callable[[int], int]) -> tuple[int, int] | None:
+    """Start and end offsets of ``line`` of ``text`` without its break; None when there is no such line."""
+    if line < 0 or line >= line_count:
+        return None
+    start = line_start(line)
+    if line + 1 < line_count:
+        following = line_start(line + 1)
+        return start, following - break_length(text, following)
+    return start, len(text)
+
+
+def offset_at_position(text: str, line: int, bounds: tuple[int, int] | None, character: int, encoding: Encoding) -> int:
+    """Code-point offset of the LSP position ``(line, character)``, ``bounds`` being that line's.
+
+    Clamped as LSP says: a line before the first gives 0, a line past the last the
+    end of the text, a character past the end of its line the line's end (before
+    its break).
+    """
+    if line < 0:
+        return 0
+    if bounds is None:
+        return len(text)
+    start, end = bounds
+    if character <= 0:
+        return start
+    if encoding == "utf-32":
+        return min(start + character, end)
+    return start + code_points_within(text[start:end], character, encoding)
+
+
 class LineIndex:
     """Line starts of one text, for offset <-> (line, column) conversions."""
 
@@ -127,14 +158,7 @@ class LineIndex:
 
     def line_bounds(self, line: int) -> tuple[int, int] | None:
         """Start and end offsets of a line without its break; None past the last line."""
-        starts = self.line_starts
-        if line < 0 or line >= len(starts):
-            return None
-        start = starts[line]
-        if line + 1 < len(starts):
-            following = starts[line + 1]
-            return start, following - break_length(self.text, following)
-        return start, len(self.text)
+        return line_bounds_in(self.text, line, len(self.line_starts), self.line_starts.__getitem__)
 
     def _line_at(self, offset: int) -> tuple[int, int, int]:
         """``(line, line start, clamped offset)``; an offset inside a ``\\r\\n`` counts as the line's end."""
@@ -169,17 +193,9 @@ class LineIndex:
         A line past the last one gives the end of the text; a character past the
         end of its line gives the line's end (before its line break).
         """
-        if line < 0:
-            return 0
-        bounds = self.line_bounds(line)
-        if bounds is None:
-            return len(self.text)
-        start, end = bounds
-        if character <= 0:
-            return start
-        if self._ascii or encoding == "utf-32":
-            return min(start + character, end)
-        return start + code_points_within(self.text[start:end], character, encoding)
+        return offset_at_position(
+            self.text, line, self.line_bounds(line), character, "utf-32" if self._ascii else encoding
+        )
 
     def utf16_position(self, offset: int) -> Position:
         """Zero-based line and UTF-16 column of ``offset`` (LSP position)."""

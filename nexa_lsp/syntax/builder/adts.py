@@ -16,7 +16,6 @@ from nexa_lsp.syntax.builder.core import (
     name_token,
     rule_name,
 )
-from nexa_lsp.syntax.diagnostics import Fix, TextEdit
 
 
 def protocol_decl(b: Builder, tree: Tree[Token]) -> t.ProtocolDecl:
@@ -33,12 +32,7 @@ def protocol_decl(b: Builder, tree: Tree[Token]) -> t.ProtocolDecl:
             field = t.ProtocolField(b.span(f), str(key_tok), b.span(key_tok), types.type_expr(b, type_node))
         decl.fields.append(field)
     for semi in child_tokens(tree, "SEMI"):
-        b.error(
-            "NX028",
-            "`;` does not separate protocol fields: use `,` or a new line",
-            b.span(semi),
-            fixes=[Fix("Replace `;` with `,`", (TextEdit(b.span(semi), ","),))],
-        )
+        b.semicolon_separator(b.span(semi), "protocol fields")
     return decl
 
 

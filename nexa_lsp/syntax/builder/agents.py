@@ -16,7 +16,6 @@ from nexa_lsp.syntax.builder.core import (
     name_token,
     rule_name,
 )
-from nexa_lsp.syntax.diagnostics import Fix, TextEdit
 from nexa_lsp.syntax.tree import Span
 
 AGENT_DECORATORS = frozenset({"limit", "timeout", "retry", "temperature"})
@@ -197,19 +196,8 @@ def agent_decl(b: Builder, tree: Tree[Token]) -> t.AgentDecl:
             entries = [e for e in entries if not values.is_placeholder(e.value)]
             decl.context_blocks.append(t.ContextBlock(b.span(inner), entries))
     for item in find_children(tree, "stray_semicolon"):
-        b.error(
-            "NX028",
-            "`;` does not separate agent properties: use `,` or a new line",
-            b.span(item),
-            fixes=[Fix("Replace `;` with `,`", (TextEdit(b.span(item), ","),))],
-        )
+        b.semicolon_separator(b.span(item), "agent properties")
     for item in find_children(tree, "agent_item"):
         if isinstance(item.children[0], Token):
-            sp = b.span(item.children[0])
-            b.error(
-                "NX028",
-                "`;` does not separate agent properties: use `,` or a new line",
-                sp,
-                fixes=[Fix("Replace `;` with `,`", (TextEdit(sp, ","),))],
-            )
+            b.semicolon_separator(b.span(item.children[0]), "agent properties")
     return decl

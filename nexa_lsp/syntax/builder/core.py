@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from lark import Token, Tree
 
 from nexa_lsp.syntax import tree as t
-from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Severity
+from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Severity, TextEdit
 from nexa_lsp.syntax.tree import Anchor, Span
 from nexa_lsp.syntax.version import VersionPath
 
@@ -63,6 +63,15 @@ class Builder:
         fixes: Iterable[Fix] = (),
     ) -> None:
         self.diagnostics.append(Diagnostic(code, message, span, severity, tuple(fixes)))
+
+    def semicolon_separator(self, span: Span, separated: str) -> None:
+        """NX028: a `;` used between ``separated`` (agent properties, protocol fields), with its fix."""
+        self.error(
+            "NX028",
+            f"`;` does not separate {separated}: use `,` or a new line",
+            span,
+            fixes=[Fix("Replace `;` with `,`", (TextEdit(span, ","),))],
+        )
 
 
 def rule_name(tree: Tree[Token]) -> str:
