@@ -16,142 +16,55 @@ earlier in the document moves the chunk.
 
 from __future__ import annotations
 
-import enum
 import re
-import sys
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
 
+from nexa_lsp.analysis.name_collector import NameCollector
+from nexa_lsp.analysis.names import (
+    BUILTIN_NAMES,
+    BUILTIN_TYPES,
+    RUN_MEMBERS,
+    ChunkCache,
+    DeclKind,
+    LocalVar,
+    NameRef,
+    RefRole,
+    declared_kind,
+)
 from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.source import ParsedChunk, SourceFile
-from nexa_lsp.syntax.tree import Anchor, Span
+from nexa_lsp.syntax.tree import Span
 
-# ---------------------------------------------------------------------- kinds
+__all__ = [
+    "BUILTIN_NAMES",
+    "BUILTIN_TYPES",
+    "RUN_MEMBERS",
+    "Analysis",
+    "ChunkCache",
+    "ChunkFacts",
+    "DeclKind",
+    "FileSymbols",
+    "IncludeLocator",
+    "IncludedFile",
+    "LocalVar",
+    "NameRef",
+    "Occurrence",
+    "RefRole",
+    "Symbol",
+    "analyze",
+    "chunk_facts",
+    "declared_kind",
+    "file_symbols",
+    "is_identifier",
+    "locator_from_resolver",
+]
 
-
-class DeclKind(enum.Enum):
-    """What a named top-level declaration declares."""
-
-    AGENT = "agent"
-    TOOL = "tool"
-    FLOW = "flow"
-    PROTOCOL = "protocol"
-    TYPE = "type"
-    STRUCT = "struct"
-    ENUM = "enum"
-    TRAIT = "trait"
-    JOB = "job"
-    RESOURCE = "resource"
-
-
-def declared_kind(item: object) -> DeclKind | None:
-    """The kind of name ``item`` declares, or None when it declares no name."""
-    if isinstance(item, t.AgentDecl):
-        return DeclKind.AGENT
-    if isinstance(item, t.ToolDecl | t.ToolFunction):
-        return DeclKind.TOOL
-    if isinstance(item, t.FlowDecl):
-        return DeclKind.FLOW
-    if isinstance(item, t.ProtocolDecl):
-        return DeclKind.PROTOCOL
-    if isinstance(item, t.TypeDecl):
-        return DeclKind.TYPE
-    if isinstance(item, t.AdtDecl):
-        return {"struct": DeclKind.STRUCT, "enum": DeclKind.ENUM, "trait": DeclKind.TRAIT}.get(item.keyword)
-    if isinstance(item, t.JobDecl):
-        return DeclKind.JOB
-    if isinstance(item, t.ResourceDecl):
-        return DeclKind.RESOURCE
-    return None
-
-
-class RefRole(enum.Enum):
-    """What the position of a name requires it to be."""
-
-    RUN_RECEIVER = "run receiver"  # `A.run(...)`, `A.execute(...)`: an agent
-    AGENT = "agent"  # pipeline stage, DAG list, join(...), spawn A(...)
-    USES = "uses"  # agent `uses` entry: a tool or an agent
-    PROTOCOL = "protocol"  # `implements P`
-    HANDLER = "handler"  # server route handler: an agent or a flow
-    TYPE = "type"  # a name inside a type expression
-    CALL = "call"  # `f(...)`: a flow, a tool function or a built-in
-    VALUE = "value"  # any other name
-
-
-#: Type words that never name a declaration.
-BUILTIN_TYPES = frozenset(
-    {
-        "str",
-        "int",
-        "float",
-        "bool",
-        "unit",
-        "list",
-        "dict",
-        "Option",
-        "Result",
-        "string",
-        "number",
-        "integer",
-        "boolean",
-        "any",
-        "object",
-        "array",
-        "true",
-        "false",
-    }
-)
-#: Names with a built-in meaning inside flows (never references to declarations).
-BUILTIN_NAMES = frozenset({"std", "join", "img", "print", "input", "exit", "secret", "len", "str", "int"})
-
-#: Members of a run value (Nexa 3.0).
-RUN_MEMBERS = ("output", "status", "success", "settled", "run_id", "session_id", "parent_run_id", "usage")
-
-
-@dataclass(frozen=True, slots=True)
-class NameRef:
-    """A name that may refer to a top-level declaration."""
-
-    name: str
-    span: Span
-    role: RefRole
-
-
-@dataclass(slots=True, eq=False)
-class LocalVar:
-    """A parameter or variable of one flow (or tool function, test, job ...).
-
-    ``bindings`` are where it gets a value (parameters, assignments, loop
-    variables, patterns); ``uses`` where it is read. ``run_agent`` and
-    ``run_entry`` record ``r = Agent.execute(...)`` so members of the run can be
-    offered.
-    """
-
-    name: str
-    owner: t.Node
-    kind: str  # "parameter" | "variable"
-    bindings: list[Span] = field(default_factory=list)
-    uses: list[Span] = field(default_factory=list)
-    type_text: str | None = None
-    run_agent: str | None = None
-    run_entry: str | None = None
-
-    def occurrences(self) -> list[tuple[Span, bool]]:
-        """All occurrences in source order, ``True`` for the ones that bind."""
-        out = [(s, True) for s in self.bindings] + [(s, False) for s in self.uses]
-        out.sort(key=lambda pair: pair[0].start)
-        return out
-
-    @property
-    def definition(self) -> Span | None:
-        if self.bindings:
-            return min(self.bindings, key=lambda s: s.start)
-        return min(self.uses, key=lambda s: s.start) if self.uses else None
+#: A Nexa name (checks a name the user types, e.g. for rename; never used to read sources).
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(slots=True)
@@ -164,465 +77,8 @@ class ChunkFacts:
     decl_hash: int  # summarises (name, kind) of the declarations
 
 
-# ---------------------------------------------------------------------- per-chunk cache
-
-T = TypeVar("T")
-
-
-class ChunkCache(Generic[T]):
-    """Results computed from one parsed chunk, kept while the chunk is in use.
-
-    Parsed chunks are reused by identity between versions of a document, so a
-    cached result is valid exactly as long as the chunk object is. Entries whose
-    chunk nothing else references any more are dropped when the cache grows.
-    """
-
-    def __init__(self, compute: Callable[[ParsedChunk], T], min_size: int = 4096) -> None:
-        self._compute = compute
-        self._entries: dict[int, tuple[ParsedChunk, T]] = {}
-        self._min_size = min_size
-        self._prune_at = min_size
-        _CHUNK_CACHES.add(self)
-
-    def get(self, chunk: ParsedChunk) -> T:
-        entry = self._entries.get(id(chunk))
-        if entry is not None and entry[0] is chunk:
-            return entry[1]
-        value = self._compute(chunk)
-        self._entries[id(chunk)] = (chunk, value)
-        if len(self._entries) > self._prune_at:
-            self.prune()
-        return value
-
-    def prune(self) -> None:
-        """Forget chunks that only chunk caches (this one and the others) still hold."""
-        caches = list(_CHUNK_CACHES)
-        dead = []
-        for key, (chunk, _value) in self._entries.items():
-            holders = sum(1 for cache in caches if cache._entries.get(key, (None,))[0] is chunk)
-            if sys.getrefcount(chunk) <= 2 + holders:  # the loop's name and getrefcount's argument
-                dead.append(key)
-        for key in dead:
-            del self._entries[key]
-        self._prune_at = max(self._min_size, 2 * len(self._entries))
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-
-_CHUNK_CACHES: weakref.WeakSet[ChunkCache[Any]] = weakref.WeakSet()
-
-
-# ---------------------------------------------------------------------- collecting names of one chunk
-
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ARROW_TYPE = re.compile(r"\s*->\s*([A-Za-z_]\w*)(?:\s*<\s*([A-Za-z_]\w*)\s*>)?")
-
-
-class _Scope:
-    """Local names of one flow-like body (Python function scoping, as in 2.x)."""
-
-    def __init__(self, owner: t.Node) -> None:
-        self.owner = owner
-        self.vars: dict[str, LocalVar] = {}
-
-    def bind(self, name: str, span: Span | None, kind: str = "variable") -> LocalVar:
-        var = self.vars.get(name)
-        if var is None:
-            var = self.vars[name] = LocalVar(name, self.owner, kind)
-        if span is not None:
-            var.bindings.append(span)
-        return var
-
-
-class _Collector:
-    def __init__(self, chunk_text: str, anchor: Anchor) -> None:
-        self.text = chunk_text
-        self.anchor = anchor
-        self.refs: list[NameRef] = []
-        self.locals: list[LocalVar] = []
-        self.scope: _Scope | None = None
-
-    # -- helpers
-
-    def ref(self, name: str, span: Span, role: RefRole) -> None:
-        if not name:
-            return
-        if self.scope is not None and role is not RefRole.TYPE:
-            var = self.scope.vars.get(name)
-            if var is not None:
-                var.uses.append(span)
-                return
-        if role in (RefRole.VALUE, RefRole.CALL) and name in BUILTIN_NAMES:
-            return
-        self.refs.append(NameRef(name, span, role))
-
-    def rel_text(self, span: Span) -> str:
-        return self.text[span.rel_start : span.rel_end]
-
-    def type_refs(self, start: int, end: int) -> None:
-        """Names inside the type text ``chunk_text[start:end]`` (relative offsets)."""
-        segment = self.text[start:end]
-        for match in _IDENT.finditer(segment):
-            word = match.group()
-            if word in BUILTIN_TYPES:
-                continue
-            s = start + match.start()
-            self.refs.append(NameRef(word, Span(s, s + len(word), self.anchor), RefRole.TYPE))
-
-    def type_after(self, name_span: Span, end: int) -> None:
-        """Type names after ``name:`` up to relative offset ``end`` (parameters, fields)."""
-        colon = self.text.find(":", name_span.rel_end, end)
-        if colon != -1:
-            stop = self.text.find("=", colon, end)
-            self.type_refs(colon + 1, stop if stop != -1 else end)
-
-    def open_scope(self, owner: t.Node) -> _Scope:
-        scope = _Scope(owner)
-        self.scope = scope
-        return scope
-
-    def close_scope(self) -> None:
-        if self.scope is not None:
-            self.locals.extend(self.scope.vars.values())
-        self.scope = None
-
-    # -- top-level items
-
-    def item(self, item: t.TopItem) -> None:
-        if isinstance(item, t.AgentDecl):
-            self.agent(item)
-        elif isinstance(item, t.FlowDecl):
-            self.flow_like(item, item.params or [], item.body, item.contracts)
-            if item.return_type is not None:
-                arrow_end = item.body.span.rel_start if item.body is not None else item.span.rel_end
-                arrow = self.text.find("->", item.name_span.rel_end, arrow_end)
-                if arrow != -1:
-                    stop = self.text.find("requires", arrow, arrow_end)
-                    stop2 = self.text.find("ensures", arrow, arrow_end)
-                    cut = min(x for x in (stop, stop2, arrow_end) if x != -1)
-                    self.type_refs(arrow + 2, cut)
-        elif isinstance(item, t.ToolFunction):
-            self.flow_like(item, item.params, item.body, [])
-            if item.return_type is not None and item.body is not None:
-                close = self.text.rfind(")", item.name_span.rel_end, item.body.span.rel_start)
-                if close != -1:
-                    self.type_after(Span(close, close + 1, self.anchor), item.body.span.rel_start)
-        elif isinstance(item, t.TestDecl):
-            self.flow_like(item, [], item.body, [])
-        elif isinstance(item, t.ProtocolDecl):
-            for fld in item.fields:
-                if not fld.legacy:
-                    self.type_after(fld.name_span, fld.span.rel_end)
-        elif isinstance(item, t.TypeDecl):
-            eq = self.text.find("=", item.name_span.rel_end, item.span.rel_end)
-            if eq != -1:
-                at = self.text.find("@", eq, item.span.rel_end)
-                self.type_refs(eq + 1, at if at != -1 else item.span.rel_end)
-        elif isinstance(item, t.AdtDecl):
-            self.adt(item)
-        elif isinstance(item, t.JobDecl):
-            for params, block in ((item.perform_params, item.perform), (item.on_failure_params, item.on_failure)):
-                if block is None:
-                    continue
-                scope = self.open_scope(item)
-                for name in params:
-                    scope.bind(name, None, "parameter")
-                self.body(block)
-                self.close_scope()
-        elif isinstance(item, t.ServerDecl):
-            for route in item.routes:
-                for name, span in route.handlers:
-                    self.ref(name, span, RefRole.HANDLER)
-        elif isinstance(item, t.TopLevelStatement) and item.statement is not None:
-            self.open_scope(item)
-            self.bind_block_statements([item.statement])
-            self.stmt(item.statement)
-            self.close_scope()
-
-    def agent(self, item: t.AgentDecl) -> None:
-        match = _ARROW_TYPE.match(self.text, item.name_span.rel_end)
-        if match is not None:
-            for group in (1, 2):
-                if match.group(group) and match.group(group) not in BUILTIN_TYPES:
-                    s, e = match.span(group)
-                    self.refs.append(NameRef(match.group(group), Span(s, e, self.anchor), RefRole.TYPE))
-        for use in item.uses:
-            if use.kind == "name":
-                self.refs.append(NameRef(use.text, use.span, RefRole.USES))
-        if item.implements and item.implements_span is not None:
-            self.refs.append(NameRef(item.implements, item.implements_span, RefRole.PROTOCOL))
-        for contract in item.contracts:
-            for part in contract.condition.parts:
-                self.expr(part)
-        for prop in item.properties:
-            # `tools: [a, b]` and `protocol: P` are read by no runtime, but they name declarations.
-            if prop.key in ("tools", "protocol", "uses"):
-                values = prop.value.items if prop.value.kind is t.ValueKind.LIST else [prop.value]
-                for value in values:
-                    if value.kind is t.ValueKind.NAME and isinstance(value.value, str):
-                        self.refs.append(NameRef(value.value, value.span, RefRole.VALUE))
-
-    def adt(self, item: t.AdtDecl) -> None:
-        if item.keyword == "impl":
-            if item.name:
-                self.refs.append(NameRef(item.name, item.name_span, RefRole.TYPE))
-            if item.target and item.target_span is not None:
-                self.refs.append(NameRef(item.target, item.target_span, RefRole.TYPE))
-        for member in item.members:
-            if item.keyword == "struct":
-                self.type_after(member.name_span, member.span.rel_end)
-            if member.body is not None:
-                scope = self.open_scope(member)
-                for param in member.params:
-                    scope.bind(param.name, param.name_span, "parameter")
-                self.body(member.body)
-                self.close_scope()
-
-    def flow_like(
-        self, owner: t.Node, params: list[t.Param], body: t.Block | None, contracts: list[t.Contract]
-    ) -> None:
-        scope = self.open_scope(owner)
-        for param in params:
-            var = scope.bind(param.name, param.name_span, "parameter")
-            var.type_text = param.type_text
-            self.type_after(param.name_span, param.span.rel_end)
-        for contract in contracts:
-            for part in contract.condition.parts:
-                self.expr(part)
-        if body is not None:
-            self.body(body)
-        self.close_scope()
-
-    def body(self, block: t.Block) -> None:
-        self.bind_block_statements(block.statements)
-        for stmt in block.statements:
-            self.stmt(stmt)
-
-    # -- pass 1: bindings
-
-    def bind_block_statements(self, statements: Iterable[t.Stmt]) -> None:
-        scope = self.scope
-        if scope is None:
-            return
-        for stmt in statements:
-            for node in t.walk(stmt):
-                if isinstance(node, t.Assign):
-                    target = node.target_name
-                    if target is not None:
-                        var = scope.bind(target.id, target.span)
-                        call = node.value
-                        if isinstance(call, t.Call) and call.run_entry is not None:
-                            receiver = call.receiver_name
-                            if receiver is not None:
-                                var.run_agent = receiver.id
-                                var.run_entry = call.run_entry
-                elif isinstance(node, t.ForEach):
-                    scope.bind(node.item, node.item_span)
-                    if node.index is not None:
-                        scope.bind(node.index, node.index_span)
-                elif isinstance(node, t.Pattern):
-                    if node.kind == "name" and node.name and node.name_span is not None:
-                        scope.bind(node.name, node.name_span)
-                    if node.rest and node.rest_span is not None:
-                        scope.bind(node.rest, node.rest_span)
-                elif isinstance(node, t.Try):
-                    scope.bind(node.error_name, node.error_span)
-                elif isinstance(node, t.BlockStmt):
-                    if node.keyword == "fork":
-                        for name, span in node.names[:-1]:
-                            scope.bind(name, span)
-                    elif node.keyword in ("try_agent", "on_error"):
-                        for name, span in node.names[0::2]:
-                            scope.bind(name, span)
-
-    # -- pass 2: uses (a work list, not recursion: nesting depth is the user's choice)
-
-    def stmt(self, node: t.Stmt | t.Block | None) -> None:
-        if node is not None:
-            self._run(node, None)
-
-    def expr(self, node: object, role: RefRole = RefRole.VALUE) -> None:
-        self._run(node, role)
-
-    def _run(self, node: object, role: RefRole | None) -> None:
-        todo: list[tuple[object, RefRole | None]] = [(node, role)]
-        while todo:
-            current, current_role = todo.pop()
-            if current is None:
-                continue
-            if current_role is None:
-                self._statement(current, todo)
-            else:
-                self._expression(current, current_role, todo)
-
-    def _statement(self, node: object, todo: list[tuple[object, RefRole | None]]) -> None:
-        value = RefRole.VALUE
-
-        def s(child: object) -> None:
-            todo.append((child, None))
-
-        def e(child: object, role: RefRole = value) -> None:
-            todo.append((child, role))
-
-        if isinstance(node, t.Block):
-            for inner in reversed(node.statements):
-                s(inner)
-        elif isinstance(node, t.Assign):
-            if node.target_name is None:
-                e(node.target)
-            e(node.value)
-            if isinstance(node.handler, t.Block):
-                s(node.handler)
-            elif node.handler is not None:
-                e(node.handler)
-        elif isinstance(node, t.ExprStmt):
-            e(node.expr)
-        elif isinstance(node, t.Print):
-            for arg in node.args:
-                e(arg.value)
-        elif isinstance(node, t.If):
-            self._condition(node.condition, todo)
-            s(node.then)
-            s(node.otherwise)
-        elif isinstance(node, t.ForEach | t.ForPattern):
-            e(node.iterable)
-            s(node.body)
-        elif isinstance(node, t.While):
-            self._condition(node.condition, todo)
-            s(node.body)
-        elif isinstance(node, t.Loop):
-            s(node.body)
-            self._condition(node.until, todo)
-        elif isinstance(node, t.SemanticIf):
-            e(node.target)
-            s(node.then)
-            s(node.otherwise)
-        elif isinstance(node, t.Let):
-            e(node.value)
-        elif isinstance(node, t.Try):
-            s(node.body)
-            s(node.handler)
-        elif isinstance(node, t.KeywordStmt):
-            for child in node.exprs:
-                e(child)
-            for name, span in node.names:
-                self.ref(name, span, RefRole.TYPE if node.keyword == "verify" else RefRole.VALUE)
-        elif isinstance(node, t.BlockStmt):
-            for child in node.exprs:
-                e(child)
-            if node.keyword in ("before_tool", "after_tool"):
-                for name, span in node.names:
-                    self.ref(name, span, RefRole.VALUE)
-            elif node.keyword in ("try_agent", "on_error"):
-                for name, span in node.names[1::2]:
-                    self.ref(name, span, RefRole.TYPE)
-            for block in node.blocks:
-                s(block)
-
-    @staticmethod
-    def _condition(cond: t.Condition, todo: list[tuple[object, RefRole | None]]) -> None:
-        for part in cond.parts:
-            todo.append((part, RefRole.VALUE))
-
-    def _expression(self, node: object, role: RefRole, todo: list[tuple[object, RefRole | None]]) -> None:
-        value = RefRole.VALUE
-
-        def e(child: object, child_role: RefRole = value) -> None:
-            todo.append((child, child_role))
-
-        def named(child: object, when_name: RefRole) -> None:
-            e(child, when_name if isinstance(child, t.Name) else value)
-
-        if isinstance(node, t.Name):
-            self.ref(node.id, node.span, role)
-        elif isinstance(node, t.StringLit):
-            for interp in node.interpolations:
-                inner = self.rel_text(interp.span)
-                start = interp.span.rel_start + (len(inner) - len(inner.lstrip()))
-                self.ref(interp.root, Span(start, start + len(interp.root), self.anchor), RefRole.VALUE)
-        elif isinstance(node, t.Call):
-            self._call(node, todo)
-        elif isinstance(node, t.Member):
-            if not (isinstance(node.obj, t.Name) and node.obj.id == "std"):
-                e(node.obj)
-        elif isinstance(node, t.VariantRef):
-            named(node.obj, RefRole.TYPE)
-        elif isinstance(node, t.BinaryOp):
-            op = node.op
-            if op in ("&>>", "&&"):
-                self._agents(node.left, todo)
-            else:
-                e(node.left)
-            if op in ("|>>", "||"):
-                self._agents(node.right, todo)
-            elif op in (">>", "&>>", "&&"):
-                named(node.right, RefRole.AGENT)
-            elif op == "|>":
-                named(node.right, RefRole.CALL)
-            else:
-                e(node.right)
-        elif isinstance(node, t.SpecialExpr):
-            if node.name is not None and node.name_span is not None:
-                self.ref(node.name, node.name_span, RefRole.AGENT if node.kind == "spawn_actor" else RefRole.VALUE)
-            for arg in node.args:
-                e(arg.value)
-        elif isinstance(node, t.MatchExpr):
-            e(node.subject)
-            for arm in node.arms:
-                if arm.pattern is not None:
-                    for sub in t.walk(arm.pattern):
-                        if isinstance(sub, t.Pattern) and sub.literal is not None:
-                            e(sub.literal)
-                if isinstance(arm.body, t.Block):
-                    todo.append((arm.body, None))
-                else:
-                    e(arm.body)
-                if arm.guard is not None:
-                    e(arm.guard)
-        elif isinstance(node, t.Node):
-            for child in t.iter_children(node):
-                if isinstance(child, t.Block):
-                    todo.append((child, None))
-                elif isinstance(child, t.Argument | t.CaseArm):
-                    e(child.value)
-                else:
-                    e(child)
-
-    @staticmethod
-    def _agents(node: object, todo: list[tuple[object, RefRole | None]]) -> None:
-        """The `[A, B]` list of a DAG operator (anything else is visited as usual)."""
-        if isinstance(node, t.BracketList):
-            for item in node.items:
-                todo.append((item, RefRole.AGENT if isinstance(item, t.Name) else RefRole.VALUE))
-        else:
-            todo.append((node, RefRole.VALUE))
-
-    def _call(self, node: t.Call, todo: list[tuple[object, RefRole | None]]) -> None:
-        callee = node.callee
-        args_role = RefRole.VALUE
-        if node.run_entry is not None and isinstance(callee, t.Member):
-            todo.append((callee.obj, RefRole.RUN_RECEIVER if isinstance(callee.obj, t.Name) else RefRole.VALUE))
-        elif isinstance(callee, t.Name):
-            if callee.id == "join":
-                args_role = RefRole.AGENT
-            else:
-                self.ref(callee.id, callee.span, RefRole.CALL)
-        elif isinstance(callee, t.Member):
-            obj = callee.obj
-            if isinstance(obj, t.Call) and isinstance(obj.callee, t.Name) and obj.callee.id == "join":
-                todo.append((obj, RefRole.VALUE))
-                self.ref(callee.name, callee.name_span, RefRole.AGENT)
-            else:
-                todo.append((callee, RefRole.VALUE))
-        else:
-            todo.append((callee, RefRole.VALUE))
-        for arg in node.args:
-            todo.append((arg.value, args_role if isinstance(arg.value, t.Name) else RefRole.VALUE))
-
-
 def _collect_chunk(chunk: ParsedChunk) -> ChunkFacts:
-    collector = _Collector(chunk.text, chunk.anchor)
+    collector = NameCollector()
     symbols: list[Symbol] = []
     for item in chunk.items:
         collector.item(item)
@@ -889,4 +345,4 @@ def analyze(source: SourceFile, path: Path | None = None, locate: IncludeLocator
 
 
 def is_identifier(text: str) -> bool:
-    return _IDENT.fullmatch(text) is not None
+    return _IDENTIFIER.fullmatch(text) is not None

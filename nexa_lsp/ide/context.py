@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from nexa_lsp.ide.chunked import chunk_index
 from nexa_lsp.syntax import tree as t
-from nexa_lsp.syntax.chunks import Comment
 from nexa_lsp.syntax.source import SourceFile
 
 _TOKEN = re.compile(
@@ -237,7 +236,7 @@ def _item_start(item: t.TopItem) -> int:
     return item.span.start
 
 
-def comment_start(comment: Comment) -> int:
+def comment_start(comment: t.Span) -> int:
     """Sort key of comments (for bisecting ``SourceFile.comments``)."""
     return comment.start
 

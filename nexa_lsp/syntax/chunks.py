@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # Words that start a top-level item.
@@ -109,7 +110,7 @@ _NAME_EXPECTING = frozenset(
 
 _SCAN = re.compile(
     r"""
-      (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
+      (?P<comment>//[^\r\n]*|/\*.*?(?:\*/|\Z))
     | (?P<string>\"\"\".*?(?:\"\"\"|\Z)|"[^"]*(?:"|\Z))
     | (?P<open>[{(\[])
     | (?P<close>[})\]])
@@ -155,23 +156,21 @@ def layout_chunks(text: str, previous: ChunkLayout | None = None) -> ChunkLayout
     that the old layout also had, shifted by the edit's length change.
     """
     if previous is None or not previous.chunks:
-        boundaries, comments, _ = _scan(text, 0, None)
+        boundaries, comments, _ = scan_chunks(text, 0)
         return _layout(text, boundaries, comments)
     old = previous.text
-    prefix = _common_prefix(old, text)
+    prefix = common_prefix(old, text)
     if prefix == len(old) == len(text):
         return ChunkLayout(text, previous.chunks, previous.comments)
-    suffix = _common_suffix(old, text, prefix)
+    suffix = common_suffix(old, text, prefix)
     delta = len(text) - len(old)
     old_starts = [c.start for c in previous.chunks]
-    # restart one chunk before the chunk holding the first changed character, so the
-    # keyword that starts the edited chunk is itself scanned again
-    restart_index = max(0, bisect.bisect_right(old_starts, max(0, prefix - 1)) - 2)
-    restart = old_starts[restart_index]
+    first = restart_index(bisect.bisect_right(old_starts, max(0, prefix - 1)))
+    restart = old_starts[first]
     edit_end_new = len(text) - suffix
     old_after = {b + delta for b in old_starts if b + delta > edit_end_new and b >= len(old) - suffix}
-    boundaries, comments, synced_at = _scan(text, restart, old_after)
-    head = old_starts[:restart_index]
+    boundaries, comments, synced_at = scan_chunks(text, restart, old_after.__contains__)
+    head = old_starts[:first]
     comments_before = [c for c in previous.comments if c.end <= restart]
     if synced_at is None:
         return _layout(text, head + boundaries, comments_before + comments)
@@ -191,7 +190,15 @@ def _layout(text: str, boundaries: list[int], comments: list[Comment]) -> ChunkL
     return ChunkLayout(text, chunks, comments)
 
 
-def _common_prefix(a: str, b: str) -> int:
+def restart_index(chunks_before: int) -> int:
+    """Index of the chunk to scan again from, given how many chunks start at or before the
+    character before an edit: the chunk before the edited one, so that the keyword starting
+    the edited chunk is itself scanned again (whether it starts a chunk can depend on the
+    text before it: ``flow test``)."""
+    return max(0, chunks_before - 2)
+
+
+def common_prefix(a: str, b: str) -> int:
     """Length of the common prefix (binary search over C-speed slice compares)."""
     lo, hi = 0, min(len(a), len(b))
     while lo < hi:
@@ -203,7 +210,7 @@ def _common_prefix(a: str, b: str) -> int:
     return lo
 
 
-def _common_suffix(a: str, b: str, prefix: int) -> int:
+def common_suffix(a: str, b: str, prefix: int) -> int:
     """Length of the common suffix that does not overlap the common prefix."""
     lo, hi = 0, min(len(a), len(b)) - prefix
     while lo < hi:
@@ -215,8 +222,11 @@ def _common_suffix(a: str, b: str, prefix: int) -> int:
     return lo
 
 
-def _scan(text: str, start: int, sync: set[int] | None) -> tuple[list[int], list[Comment], int | None]:
-    """Boundaries and comments from ``start``; stops at a boundary in ``sync`` (returned third)."""
+def scan_chunks(
+    text: str, start: int, synced: Callable[[int], bool] | None = None
+) -> tuple[list[int], list[Comment], int | None]:
+    """Chunk boundaries and comments from ``start`` (a boundary); stops at the first new
+    boundary for which ``synced`` is true, and returns it third (None: scanned to the end)."""
     boundaries = [start]
     comments: list[Comment] = []
     depth = 0
@@ -257,9 +267,8 @@ def _scan(text: str, start: int, sync: set[int] | None) -> tuple[list[int], list
                 depth = 0
                 in_decorated = False
                 _add_boundary(boundaries, pos)
-        if sync is not None and len(boundaries) > before and boundaries[-1] in sync:
-            synced = boundaries.pop()
-            return boundaries, comments, synced
+        if synced is not None and len(boundaries) > before and synced(boundaries[-1]):
+            return boundaries, comments, boundaries.pop()
     return boundaries, comments, None
 
 
@@ -268,12 +277,17 @@ def _add_boundary(boundaries: list[int], offset: int) -> None:
         boundaries.append(offset)
 
 
+def _line_start(text: str, offset: int) -> int:
+    """Start of the line holding ``offset`` (LSP line breaks: ``\n``, ``\r\n``, ``\r``)."""
+    return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+
+
 def _column(text: str, offset: int) -> int:
-    return offset - (text.rfind("\n", 0, offset) + 1)
+    return offset - _line_start(text, offset)
 
 
 def _at_line_start(text: str, offset: int) -> bool:
-    line_start = text.rfind("\n", 0, offset) + 1
+    line_start = _line_start(text, offset)
     return text[line_start:offset].strip() == ""
 
 

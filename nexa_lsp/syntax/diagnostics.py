@@ -85,6 +85,7 @@ CODES: dict[str, CodeInfo] = {
     "NX004": _c("missing semicolon", W, "syntax"),
     "NX005": _c("too many syntax errors", INFO, "syntax"),
     "NX006": _c("nesting too deep", E, "syntax"),
+    "NX007": _c("item could not be read", E, "syntax"),
     # version declaration
     "NX010": _c("unsupported Nexa version", E, "version"),
     "NX011": _c("version declaration is not first", E, "version"),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from nexa_lsp.syntax.diagnostics import Diagnostic, Severity
 from nexa_lsp.syntax.tree import absolute_span
+from nexa_lsp.text import LineIndex
 
 #: Files larger than this are not parsed (a clear diagnostic instead).
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
@@ -38,8 +39,8 @@ def decode_source(data: bytes, max_bytes: int = MAX_SOURCE_BYTES) -> tuple[str |
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         good = data[: err.start].decode("utf-8", errors="replace")
-        line = good.count("\n") + 1
-        column = len(good) - (good.rfind("\n") + 1) + 1
+        position = LineIndex(good).position(len(good))
+        line, column = position.line + 1, position.character + 1
         return None, [
             Diagnostic(
                 "NX090",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import tempfile
@@ -37,8 +38,12 @@ def grammar_dir() -> Path:
 def _cache_file(path: VersionPath) -> str:
     folder = os.environ.get("NEXA_LSP_CACHE_DIR") or os.path.join(tempfile.gettempdir(), "nexa-lsp-cache")
     os.makedirs(folder, exist_ok=True)
-    # Lark keys the cache on the grammar text and options; one file per path.
-    return os.path.join(folder, f"{GRAMMAR_FILES[path]}.cache")
+    # Lark checks a cache against the text of the grammar it opens, not against the
+    # files that grammar imports (common.lark): the name carries a digest of them all.
+    digest = hashlib.sha256()
+    for grammar in sorted(grammar_dir().glob("*.lark")):
+        digest.update(grammar.name.encode() + b"\0" + grammar.read_bytes())
+    return os.path.join(folder, f"{GRAMMAR_FILES[path]}.{digest.hexdigest()[:16]}.cache")
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,12 +10,15 @@ The driver feeds tokens itself so that, at each syntax error, it can:
 
 At the end of the chunk, unclosed brackets are closed by inserting their
 closers, with a message naming what was left open and where
-(`expected "}" to close agent Writer opened at 12:5`).
+(`expected "}" to close agent Writer opened at 12:5`). Where it opened is a
+related location; the message holds the marker :data:`WHERE`, which
+:mod:`nexa_lsp.syntax.source` replaces by that location's current `line:column`
+each time the document is parsed, so a chunk reused after an edit above it
+never shows a stale position.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +29,8 @@ from lark.parsers.lalr_analysis import Shift
 from nexa_lsp.syntax.grammar import PathParser, base_terminal_name
 
 MAX_ERRORS_PER_CHUNK = 101
+#: Stands in a problem's message for the `line:column` of its ``where`` offset.
+WHERE = "{where}"
 
 
 _OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
@@ -87,13 +92,18 @@ _NAMED_OWNERS = frozenset({"agent", "tool", "flow", "protocol", "struct", "enum"
 
 @dataclass(slots=True)
 class SyntaxProblem:
-    """A syntax error inside a chunk (offsets relative to the chunk)."""
+    """A syntax error inside a chunk (offsets relative to the chunk).
+
+    When ``where`` is set, ``message`` contains :data:`WHERE`, to be replaced by
+    the document position of chunk offset ``where``.
+    """
 
     code: str
     message: str
     start: int
     end: int
     related: list[tuple[int, int, str]] = field(default_factory=list)
+    where: int | None = None
 
 
 @dataclass(slots=True)
@@ -112,12 +122,11 @@ class ChunkParse:
 
 
 class _Driver:
-    def __init__(self, parser: PathParser, text: str, position_text: Callable[[int], str] | None = None) -> None:
+    def __init__(self, parser: PathParser, text: str) -> None:
         self.parser = parser
         self.text = text
         self.total_errors = 0
         self.repair_budget = 400  # repair searches per chunk
-        self._position_of = position_text
         self.problems: list[SyntaxProblem] = []
         self.open_stack: list[_Open] = []
         self.recent: list[Token] = []
@@ -143,13 +152,6 @@ class _Driver:
         self.total_errors += 1
         if len(self.problems) < MAX_ERRORS_PER_CHUNK:
             self.problems.append(problem)
-
-    def _position_text(self, offset: int) -> str:
-        if self._position_of is not None:
-            return self._position_of(offset)
-        line = self.text.count("\n", 0, offset)
-        column = offset - (self.text.rfind("\n", 0, offset) + 1)
-        return f"{line + 1}:{column + 1}"
 
     def _owner_of_brace(self) -> str:
         """Describe what a `{` being opened belongs to, from the tokens before it."""
@@ -305,11 +307,10 @@ class _Driver:
                     opened = self.open_stack[-1]
                     what = opened.owner if opened.kind == "LBRACE" else ""
                     text = _CLOSER_TEXT[closer]
-                    where = self._position_text(opened.start)
                     message = (
-                        f'expected "{text}" to close {what} opened at {where}'
+                        f'expected "{text}" to close {what} opened at {WHERE}'
                         if what
-                        else f'expected "{text}" to close "{_OPENER_TEXT[opened.kind]}" opened at {where}'
+                        else f'expected "{text}" to close "{_OPENER_TEXT[opened.kind]}" opened at {WHERE}'
                     )
                     anchor = last.start_pos if last is not None and last.start_pos is not None else end_pos
                     anchor_end = last.end_pos if last is not None and last.end_pos is not None else end_pos
@@ -321,7 +322,8 @@ class _Driver:
                             message,
                             anchor,
                             max(anchor_end, anchor + 1),
-                            [(opened.start, opened.start + 1, f'"{text[0] if text else ""}" opened here')],
+                            [(opened.start, opened.start + 1, f'"{_OPENER_TEXT[opened.kind]}" opened here')],
+                            opened.start,
                         )
                     )
                     inserted = closer
@@ -394,16 +396,13 @@ def _shorten(text: str, limit: int = 24) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def parse_chunk(parser: PathParser, text: str, position_text: Callable[[int], str] | None = None) -> ChunkParse:
-    """Parse one chunk's text, recovering from errors; offsets are chunk-relative.
-
-    ``position_text`` renders a chunk offset as the document's `line:column` for messages.
-    """
+def parse_chunk(parser: PathParser, text: str) -> ChunkParse:
+    """Parse one chunk's text, recovering from errors; offsets are chunk-relative."""
     try:  # fast path: most chunks are valid, and Lark's own loop is quickest
         return ChunkParse(parser.lark.parse(text), [], 0)
     except UnexpectedInput:
         pass
-    driver = _Driver(parser, text, position_text)
+    driver = _Driver(parser, text)
     ip = parser.lark.parse_interactive(text, start="start")
     lexer_thread = ip.lexer_thread
     state = ip.parser_state
@@ -438,13 +437,18 @@ def _skip_length(text: str, pos: int) -> int:
     char = text[pos : pos + 1]
     if char == "'":
         end = text.find("'", pos + 1)
-        newline = text.find("\n", pos + 1)
-        if end != -1 and (newline == -1 or end < newline):
+        newline = _line_end(text, pos + 1)
+        if end != -1 and end < newline:
             return end - pos + 1
     if char == "#":
-        newline = text.find("\n", pos)
-        return (newline if newline != -1 else len(text)) - pos
+        return _line_end(text, pos) - pos
     return 1
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Offset of the first line break (``\n`` or ``\r``) at or after ``pos``, or the text's end."""
+    ends = [i for i in (text.find("\n", pos), text.find("\r", pos)) if i != -1]
+    return min(ends) if ends else len(text)
 
 
 def _unexpected_character_message(text: str, pos: int) -> str:

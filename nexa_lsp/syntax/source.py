@@ -1,30 +1,60 @@
 """Parsing a whole source: version scan, chunks, recovery, typed items, diagnostics.
 
 :func:`parse_source` is the entry point of the syntax layer. Given the previous
-:class:`SourceFile` of the same document it re-parses only the chunks whose
-text changed and moves the others.
+:class:`SourceFile` of the same document it scans and parses again only the
+chunks around the change, and reuses the others: the ones before it as they
+are, the ones after it by moving their anchors. Told what changed (a
+:class:`~nexa_lsp.text.TextChange` from :class:`~nexa_lsp.text.DocumentText`),
+it does not even compare the texts. The Python-level work is then the chunks
+re-parsed plus one anchor update per chunk after the change (about 60 ns a
+chunk); the lists a parse keeps (chunks, items, comments, chunks with
+diagnostics) are spliced with C-level slice copies.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import bisect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from itertools import chain
+from operator import attrgetter
+from typing import Protocol, TypeVar
 
 from nexa_lsp.syntax import tree as t
-from nexa_lsp.syntax.build import build_chunk
-from nexa_lsp.syntax.chunks import ChunkLayout, Comment, layout_chunks
-from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Related, Severity, TextEdit
-from nexa_lsp.syntax.grammar import parser_for
-from nexa_lsp.syntax.recovery import parse_chunk
-from nexa_lsp.syntax.tree import Anchor, Span, absolute_span
-from nexa_lsp.syntax.version import SUPPORTED_VERSIONS, VersionPath, VersionScan, scan_version
-from nexa_lsp.text import LineIndex
+from nexa_lsp.syntax.builder import build_chunk
+from nexa_lsp.syntax.chunks import Comment, common_prefix, common_suffix, restart_index, scan_chunks
+from nexa_lsp.syntax.diagnostics import Diagnostic, Related, Severity
+from nexa_lsp.syntax.grammar import PathParser, parser_for
+from nexa_lsp.syntax.recovery import WHERE, parse_chunk
+from nexa_lsp.syntax.source_checks import MAX_SYNTAX_ERRORS, file_diagnostics
+from nexa_lsp.syntax.tree import Anchor, Span
+from nexa_lsp.syntax.version import VersionPath, VersionScan, scan_version
+from nexa_lsp.text import LineIndex, TextChange
 
-MAX_SYNTAX_ERRORS = 100
+__all__ = ["MAX_SYNTAX_ERRORS", "LineLookup", "ParsedChunk", "SourceFile", "parse_source"]
+
+_HEADERS = (t.VersionDecl, t.Include, t.UseConfig)
+_T = TypeVar("_T")
+
+
+class LineLookup(Protocol):
+    """Lines of the current text: a :class:`~nexa_lsp.text.LineIndex` or a document's line table."""
+
+    def line_of(self, offset: int) -> int: ...
+
+    def line_start(self, line: int) -> int: ...
 
 
 @dataclass(slots=True)
 class ParsedChunk:
-    """One chunk's parse, reusable while its text is unchanged."""
+    """One chunk's parse, reusable while its text is unchanged.
+
+    ``positioned`` lists the diagnostics whose message names a document position:
+    ``(index in diagnostics, chunk offset)``; their stored message holds
+    :data:`~nexa_lsp.syntax.recovery.WHERE`, replaced by the offset's current
+    `line:column` whenever the chunk is part of a parse (see :func:`parse_source`).
+    ``comments`` are the chunk's comments, anchored like its nodes.
+    """
 
     text: str
     path: VersionPath
@@ -32,22 +62,43 @@ class ParsedChunk:
     items: list[t.TopItem]
     diagnostics: list[Diagnostic]
     syntax_error_count: int = 0
+    positioned: tuple[tuple[int, int], ...] = ()
+    comments: list[Span] = field(default_factory=list)
+    has_header: bool = field(init=False, default=False)  # a version, include or use config item
+
+    def __post_init__(self) -> None:
+        self.has_header = any(isinstance(item, _HEADERS) for item in self.items)
+
+    def current_diagnostics(self, position_text: Callable[[int], str]) -> list[Diagnostic]:
+        """The diagnostics with positions in messages rendered for the chunk's current place."""
+        if not self.positioned:
+            return self.diagnostics
+        out = list(self.diagnostics)
+        for index, offset in self.positioned:
+            diag = out[index]
+            out[index] = replace(diag, message=diag.message.replace(WHERE, position_text(self.anchor.base + offset)))
+        return out
 
 
 @dataclass(slots=True)
 class SourceFile:
-    """Everything the syntax layer knows about one version of a document."""
+    """Everything the syntax layer knows about one version of a document.
+
+    ``comments`` are spans (anchored to their chunks, so they move with them).
+    """
 
     text: str
     path: VersionPath
     version: VersionScan
     items: list[t.TopItem]
     diagnostics: list[Diagnostic]
-    comments: list[Comment]
+    comments: list[Span]
     chunks: list[ParsedChunk]
     reused_chunks: int = 0
     _lines: LineIndex | None = field(default=None, repr=False)
-    _layout: ChunkLayout | None = field(default=None, repr=False)
+    _body: str | None = field(default=None, repr=False)  # the text the chunks were cut from
+    _problem_chunks: list[ParsedChunk] | None = field(default=None, repr=False)  # the chunks with diagnostics
+    _header_chunks: list[ParsedChunk] | None = field(default=None, repr=False)  # with version/include/use items
 
     @property
     def lines(self) -> LineIndex:
@@ -62,55 +113,230 @@ class SourceFile:
         ]
 
 
-def _blank(text: str, start: int, end: int) -> str:
-    return text[:start] + "".join(c if c == "\n" else " " for c in text[start:end]) + text[end:]
+def parse_source(
+    text: str,
+    previous: SourceFile | None = None,
+    changed: TextChange | None = None,
+    lines: LineLookup | None = None,
+) -> SourceFile:
+    """Parse ``text``.
 
-
-def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
-    """Parse ``text``; pass the document's previous parse to reuse unchanged chunks."""
+    ``previous`` is the document's previous parse: its unchanged chunks are reused
+    (and moved: ``previous`` must not be used for positions afterwards). ``changed``
+    says which range of ``previous.text`` became which range of ``text``; without
+    it the two texts are compared. ``lines`` gives line numbers of ``text`` when a
+    message needs one (else a :class:`LineIndex` is built for it).
+    """
     scan = scan_version(text)
+    body = _body_of(text, scan)
+    plan = _Plan(body, parser_for(scan.path))
+    if previous is None or previous.path is not scan.path or not previous.chunks:
+        plan.parse_all()
+    elif previous._body is None:  # a parse made by hand (a shadow copy): reuse its chunks by text
+        plan.parse_all({chunk.text: [chunk] for chunk in previous.chunks})
+    else:
+        plan.reuse(previous, previous._body, _body_change(previous, body, changed, scan))
+    line_index: list[LineIndex] = []
+
+    def position_text(offset: int) -> str:
+        if lines is not None:
+            line = lines.line_of(offset)
+            return f"{line + 1}:{offset - lines.line_start(line) + 1}"
+        if not line_index:
+            line_index.append(LineIndex(text))
+        pos = line_index[0].position(offset)
+        return f"{pos.line + 1}:{pos.character + 1}"
+
+    diagnostics = file_diagnostics(
+        text, scan, plan.problem_chunks, plan.header_chunks, _first_declaration(plan.chunks), position_text
+    )
+    return SourceFile(
+        text,
+        scan.path,
+        scan,
+        plan.items,
+        diagnostics,
+        plan.comments,
+        plan.chunks,
+        plan.reused,
+        line_index[0] if line_index else None,
+        body,
+        plan.problem_chunks,
+        plan.header_chunks,
+    )
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + "".join(c if c in "\r\n" else " " for c in text[start:end]) + text[end:]
+
+
+def _header_end(text: str, scan: VersionScan) -> int:
+    """Where the parts of the text the parser never sees (BOM, ``#!`` line, version declaration) end."""
+    end = 1 if text.startswith("\ufeff") else 0
+    if text.startswith("#!"):
+        end = min((i for i in (text.find("\n"), text.find("\r")) if i != -1), default=len(text))
+    if scan.declaration is not None:
+        end = max(end, scan.declaration.end)
+    return end
+
+
+def _body_of(text: str, scan: VersionScan) -> str:
+    """``text`` with the BOM, the ``#!`` line and the version declaration blanked (same length)."""
     body = text
     if body.startswith("\ufeff"):
         body = " " + body[1:]
     if body.startswith("#!"):
-        newline = body.find("\n")
-        body = _blank(body, 0, len(body) if newline == -1 else newline)
+        newline = min((i for i in (body.find("\n"), body.find("\r")) if i != -1), default=len(body))
+        body = _blank(body, 0, newline)
     if scan.declaration is not None:
         body = _blank(body, scan.declaration.start, scan.declaration.end)
-    line_index: list[LineIndex] = []  # built only if a message needs a position
+    return body
 
-    def lines() -> LineIndex:
-        if not line_index:
-            line_index.append(LineIndex(text))
-        return line_index[0]
 
-    parser = parser_for(scan.path)
-    reusable: dict[str, list[ParsedChunk]] = {}
-    if previous is not None:
-        for old in previous.chunks:
-            if old.path is scan.path:
-                reusable.setdefault(old.text, []).append(old)
-    layout = layout_chunks(body, previous._layout if previous is not None else None)
-    chunk_ranges, comments = layout.chunks, layout.comments
-    chunks: list[ParsedChunk] = []
-    reused = 0
-    for rng in chunk_ranges:
-        chunk_text = body[rng.start : rng.end]
-        candidates = reusable.get(chunk_text)
-        if candidates:
-            old = candidates.pop()
-            old.anchor.base = rng.start
-            chunks.append(old)
-            reused += 1
-            continue
-        anchor = Anchor(rng.start)
-        base = rng.start
+def _body_change(previous: SourceFile, body: str, changed: TextChange | None, scan: VersionScan) -> TextChange:
+    """What changed between the previous body and ``body``."""
+    if changed is not None and changed.start > max(
+        _header_end(previous.text, previous.version), _header_end(body, scan)
+    ):
+        return changed  # the blanked header is the same: the bodies changed where the texts did
+    old = previous._body or ""
+    prefix = common_prefix(old, body)
+    suffix = common_suffix(old, body, prefix)
+    return TextChange(prefix, len(old) - suffix, len(body) - suffix)
 
-        def position_text(offset: int, base: int = base) -> str:
-            pos = lines().position(base + offset)
-            return f"{pos.line + 1}:{pos.character + 1}"
 
-        parsed = parse_chunk(parser, chunk_text, position_text)
+def _first_declaration(chunks: list[ParsedChunk]) -> int | None:
+    """Start of the first item that is no version, include or use config (None: there is none)."""
+    for chunk in chunks:
+        for item in chunk.items:
+            if not isinstance(item, _HEADERS):
+                return item.span.start
+    return None
+
+
+def _start_of(chunk: ParsedChunk) -> int:
+    return chunk.anchor.base
+
+
+def _move(chunks: list[ParsedChunk], delta: int) -> None:
+    """Move the anchors of ``chunks`` by ``delta``: the one Python-level step per chunk after
+    an edit (measured: a plain loop, about 60 ns a chunk, beats ``map``/``setattr`` threefold)."""
+    if delta:
+        for chunk in chunks:
+            chunk.anchor.base += delta
+
+
+class _Plan:
+    """The chunks of the new text, cut, parsed or taken over from the previous parse,
+    and the lists a :class:`SourceFile` keeps of them."""
+
+    def __init__(self, body: str, parser: PathParser) -> None:
+        self.body = body
+        self.parser = parser
+        self.chunks: list[ParsedChunk] = []
+        self.items: list[t.TopItem] = []
+        self.comments: list[Span] = []
+        self.problem_chunks: list[ParsedChunk] = []
+        self.header_chunks: list[ParsedChunk] = []
+        self.reused = 0
+
+    def parse_all(self, candidates: dict[str, list[ParsedChunk]] | None = None) -> None:
+        boundaries, comments, _ = scan_chunks(self.body, 0)
+        chunks = list(self._chunks_between(boundaries, len(self.body), comments, candidates or {}))
+        self.chunks = chunks or [self._parse(0, 0, [])]  # an empty text is one empty chunk
+        self.items = _joined(self.chunks, _ITEMS)
+        self.comments = _joined(self.chunks, _COMMENTS)
+        self.problem_chunks = list(filter(_DIAGNOSTICS, self.chunks))
+        self.header_chunks = list(filter(_HAS_HEADER, self.chunks))
+
+    def reuse(self, previous: SourceFile, old_body: str, change: TextChange) -> None:
+        """Scan and parse again from the chunk before the change to the first old chunk
+        boundary after it; splice the result into the previous lists."""
+        old = previous.chunks
+        body = self.body
+        if change.start == change.old_end == change.new_end and len(old_body) == len(body):
+            self._keep(previous)
+            return
+        delta = change.new_end - change.old_end
+        first = restart_index(bisect.bisect_right(old, max(0, change.start - 1), key=_start_of))
+        restart = old[first].anchor.base
+
+        def synced(boundary: int) -> bool:
+            """An old boundary after the edit, where the old layout takes over again."""
+            old_boundary = boundary - delta
+            if boundary <= change.new_end or old_boundary < change.old_end:
+                return False
+            index = bisect.bisect_left(old, old_boundary, key=_start_of)
+            return index < len(old) and old[index].anchor.base == old_boundary
+
+        boundaries, comments, synced_at = scan_chunks(body, restart, synced)
+        if synced_at is None:
+            stop, end = len(old), len(body)
+        else:
+            stop, end = bisect.bisect_left(old, synced_at - delta, key=_start_of), synced_at
+        # where the replaced chunks' items, comments ... sit in the previous lists
+        # (found before any anchor moves: the lists are in document order)
+        old_end = old[stop].anchor.base if stop < len(old) else len(old_body) + 1
+        cuts = [
+            _cut(previous.items, restart, old_end, _item_start),
+            _cut(previous.comments, restart, old_end, _comment_start),
+        ]
+        problems = previous._problem_chunks
+        headers = previous._header_chunks
+        if problems is None or headers is None:  # not made by parse_source: recount them
+            problems, headers = list(filter(_DIAGNOSTICS, old)), list(filter(_HAS_HEADER, old))
+        chunk_cuts = [_cut(problems, restart, old_end, _start_of), _cut(headers, restart, old_end, _start_of)]
+        replaced = old[first:stop]
+        candidates: dict[str, list[ParsedChunk]] = {}
+        for chunk in replaced:
+            candidates.setdefault(chunk.text, []).append(chunk)
+        middle = list(self._chunks_between(boundaries, end, comments, candidates))
+        tail = old[stop:]
+        _move(tail, delta)
+        self.chunks = old[:first] + middle + tail
+        self.reused += first + len(tail)
+        if not self.chunks:
+            self.chunks = middle = [self._parse(0, 0, [])]
+        self.items = _spliced(previous.items, cuts[0], _joined(middle, _ITEMS))
+        self.comments = _spliced(previous.comments, cuts[1], _joined(middle, _COMMENTS))
+        self.problem_chunks = _spliced(problems, chunk_cuts[0], list(filter(_DIAGNOSTICS, middle)))
+        self.header_chunks = _spliced(headers, chunk_cuts[1], list(filter(_HAS_HEADER, middle)))
+
+    def _keep(self, previous: SourceFile) -> None:
+        self.chunks, self.reused = list(previous.chunks), len(previous.chunks)
+        self.items = list(previous.items)
+        self.comments = _joined(self.chunks, _COMMENTS)
+        self.problem_chunks = list(filter(_DIAGNOSTICS, self.chunks))
+        self.header_chunks = list(filter(_HAS_HEADER, self.chunks))
+
+    def _chunks_between(
+        self, boundaries: list[int], end: int, comments: list[Comment], candidates: dict[str, list[ParsedChunk]]
+    ) -> Iterator[ParsedChunk]:
+        """The chunks from ``boundaries[0]`` to ``end`` (comments are those the scan found there)."""
+        starts = [b for b in boundaries if b < end]
+        ends = [*starts[1:], end] if starts else []
+        position = 0
+        for start, stop in zip(starts, ends, strict=True):
+            if stop <= start:
+                continue
+            own: list[Comment] = []
+            while position < len(comments) and comments[position].start < stop:
+                own.append(comments[position])
+                position += 1
+            text = self.body[start:stop]
+            reusable = candidates.get(text)
+            if reusable:
+                chunk = reusable.pop()
+                chunk.anchor.base = start
+                self.reused += 1
+                yield chunk
+            else:
+                yield self._parse(start, stop, own)
+
+    def _parse(self, start: int, stop: int, comments: list[Comment]) -> ParsedChunk:
+        text = self.body[start:stop]
+        anchor = Anchor(start)
+        parsed = parse_chunk(self.parser, text)
         diagnostics = [
             Diagnostic(
                 p.code,
@@ -121,142 +347,38 @@ def parse_source(text: str, previous: SourceFile | None = None) -> SourceFile:
             )
             for p in parsed.problems
         ]
-        items, built = build_chunk(parsed.tree, chunk_text, anchor, scan.path)
-        chunks.append(ParsedChunk(chunk_text, scan.path, anchor, items, diagnostics + built, parsed.total_errors))
-    items = [item for chunk in chunks for item in chunk.items]
-    diagnostics = _version_diagnostics(text, scan, items)
-    syntax_count = 0
-    shown = 0
-    for chunk in chunks:
-        syntax_count += max(chunk.syntax_error_count, sum(1 for d in chunk.diagnostics if d.severity is Severity.ERROR))
-        for diag in chunk.diagnostics:
-            if diag.severity is Severity.ERROR:
-                shown += 1
-                if shown > MAX_SYNTAX_ERRORS:
-                    continue
-            diagnostics.append(diag)
-    if syntax_count > MAX_SYNTAX_ERRORS:
-        diagnostics.append(
-            Diagnostic(
-                "NX005",
-                f"{syntax_count} syntax errors; showing the first {MAX_SYNTAX_ERRORS}",
-                absolute_span(0, 0),
-                Severity.INFORMATION,
-            )
+        positioned = tuple((i, p.where) for i, p in enumerate(parsed.problems) if p.where is not None)
+        items, built = build_chunk(parsed.tree, text, anchor, self.parser.path)
+        spans = [Span(c.start - start, c.end - start, anchor) for c in comments]
+        return ParsedChunk(
+            text, self.parser.path, anchor, items, diagnostics + built, parsed.total_errors, positioned, spans
         )
-    diagnostics.extend(_order_diagnostics(items))
-    if not text.strip():
-        diagnostics.append(
-            Diagnostic(
-                "NX091",
-                "the file is empty (an empty Nexa source is valid and declares nothing)",
-                absolute_span(0, 0),
-                Severity.INFORMATION,
-            )
-        )
-    diagnostics = _dedupe(diagnostics)
-    diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
-    return SourceFile(
-        text,
-        scan.path,
-        scan,
-        items,
-        diagnostics,
-        comments,
-        chunks,
-        reused,
-        line_index[0] if line_index else None,
-        layout,
-    )
 
 
-def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    seen: set[tuple[str, int, int]] = set()
-    out = []
-    for diag in diagnostics:
-        key = (diag.code, diag.span.start, diag.span.end)
-        if key not in seen:
-            seen.add(key)
-            out.append(diag)
-    return out
+_ITEMS = attrgetter("items")
+_COMMENTS = attrgetter("comments")
+_DIAGNOSTICS = attrgetter("diagnostics")
+_HAS_HEADER = attrgetter("has_header")
 
 
-def _version_diagnostics(text: str, scan: VersionScan, items: list[t.TopItem]) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    decl = scan.declaration
-    supported = " or ".join(f"`nexa {v};`" for v in SUPPORTED_VERSIONS)
-    if decl is not None and decl.problem == "unsupported":
-        out.append(
-            Diagnostic(
-                "NX010",
-                f"Nexa {decl.version} is not a supported version: write {supported}; "
-                "this file is checked on the 2.4 compatibility path meanwhile",
-                absolute_span(decl.version_start, decl.version_end),
-                Severity.ERROR,
-            )
-        )
-    elif decl is not None and decl.problem == "malformed":
-        shown = decl.version or "nothing"
-        out.append(
-            Diagnostic(
-                "NX013",
-                f"malformed version declaration: expected `nexa MAJOR.MINOR;` ({supported}), found {shown}",
-                absolute_span(decl.start, decl.end),
-                Severity.ERROR,
-            )
-        )
-    for item in items:
-        if not isinstance(item, t.VersionDecl):
-            continue
-        span = item.span
-        remove = Fix("Remove this declaration", (TextEdit(span, ""),))
-        if decl is not None:
-            out.append(
-                Diagnostic(
-                    "NX012",
-                    "a second version declaration: a file declares its version once, as its first statement",
-                    span,
-                    Severity.ERROR,
-                    (remove,),
-                    (Related(absolute_span(decl.start, decl.end), "the file's version declaration"),),
-                )
-            )
-        else:
-            out.append(
-                Diagnostic(
-                    "NX011",
-                    "the version declaration must be the first statement of the file (only comments and "
-                    "blank lines may come before it); this file is checked on the 2.4 compatibility path",
-                    span,
-                    Severity.ERROR,
-                    (remove,),
-                )
-            )
-    return out
+def _item_start(item: t.TopItem) -> int:
+    return item.span.start
 
 
-def _order_diagnostics(items: list[t.TopItem]) -> list[Diagnostic]:
-    """`include`s first, then `use config`s, then declarations."""
-    out: list[Diagnostic] = []
-    stage = 0
-    for item in items:
-        if isinstance(item, t.VersionDecl):
-            continue
-        if isinstance(item, t.Include):
-            if stage > 0:
-                out.append(
-                    Diagnostic("NX030", "`include` must come before `use config` and all declarations", item.span)
-                )
-        elif isinstance(item, t.UseConfig):
-            if stage > 1:
-                out.append(
-                    Diagnostic(
-                        "NX030",
-                        "`use config` must come after the includes and before all declarations",
-                        item.span,
-                    )
-                )
-            stage = max(stage, 1)
-        else:
-            stage = 2
-    return out
+def _comment_start(comment: Span) -> int:
+    return comment.start
+
+
+def _joined(chunks: list[ParsedChunk], part: Callable[[ParsedChunk], list[_T]]) -> list[_T]:
+    """One list of a part (items, comments) of every chunk, in order (a C-level pass)."""
+    return list(chain.from_iterable(map(part, chunks)))
+
+
+def _cut(values: list[_T], start: int, end: int, key: Callable[[_T], int]) -> tuple[int, int]:
+    """The index range of the values whose position (``key``) is in ``[start, end)``; ``values`` are in order."""
+    return bisect.bisect_left(values, start, key=key), bisect.bisect_left(values, end, key=key)
+
+
+def _spliced(values: list[_T], cut: tuple[int, int], middle: list[_T]) -> list[_T]:
+    """``values`` with the range ``cut`` replaced by ``middle`` (slices: C-level copies)."""
+    return [*values[: cut[0]], *middle, *values[cut[1] :]]

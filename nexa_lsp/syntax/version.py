@@ -48,7 +48,8 @@ class VersionScan:
     declaration: VersionDeclaration | None
 
 
-_TRIVIA = re.compile(r"(?:[ \t\r\n\f\ufeff]+|//[^\n]*|/\*.*?\*/)*", re.S)
+_TRIVIA = re.compile(r"(?:[ \t\r\n\f\ufeff]+|//[^\r\n]*|/\*.*?\*/)*", re.S)
+_LINE_END = re.compile(r"[\r\n]")
 _DECL = re.compile(r"nexa(?![A-Za-z0-9_])[ \t]*([^\s;/{}]*)[ \t]*(;?)")
 _WELL_FORMED = re.compile(r"\d+\.\d+")
 
@@ -57,8 +58,8 @@ def leading_trivia_end(text: str) -> int:
     """Offset of the first character that is not leading trivia."""
     pos = 0
     if text.startswith("#!"):
-        newline = text.find("\n")
-        pos = len(text) if newline == -1 else newline + 1
+        newline = _LINE_END.search(text)
+        pos = len(text) if newline is None else newline.end()
     match = _TRIVIA.match(text, pos)
     return match.end() if match else pos
 

@@ -14,7 +14,7 @@ CASES = [
     ("NX022", "flow main { xs = [1, 2] }\n", None),
     ("NX023", 'flow main { user.name = "x" }\n', None),
     ("NX024", "flow main { x = (a + b) * 2 }\n", None),
-    ("NX025", 'flow main { print "hello"; }\n', 'flow main { print ("hello"); }\n'),
+    ("NX025", 'flow main { print "hello"; }\n', 'flow main { print("hello"); }\n'),
     ("NX026", "flow main { r = await worker; }\n", None),
     ("NX027", 'tool T { description: 1, parameters: {"q": "string"} }\n', None),
     ("NX028", 'agent A { role: "r"; prompt: "p" }\n', 'agent A { role: "r", prompt: "p" }\n'),
