@@ -124,10 +124,14 @@ describe("Nexa in a real VS Code: only the .vsix installed, editing a corpus fil
   it("lists the server's diagnostics in the Problems panel, as nexa-lsp check does", async () => {
     const expected = checkProblems(python, join(server.workspace, FILE)).sort(byPosition);
     assert.ok(expected.length > 0, "the corpus file has diagnostics above hint level");
+    let seen: unknown[] = [];
     const rows = await poll(`${expected.length} problems`, async () => {
       const r = await bench.problems();
+      seen = r;
       return r.length === expected.length ? r : undefined;
-    }, 60_000);
+    }, 60_000).catch((err: unknown) => {
+      throw new Error(`${String(err)}; the Problems panel lists ${JSON.stringify(seen)}; nexa-lsp check says ${JSON.stringify(expected)}`);
+    });
     await shots.take(page, "problems");
     assert.deepEqual(rows.sort(byPosition), expected);
   });
