@@ -117,7 +117,6 @@ async def test_the_server_holds_the_editors_text_after_an_edit(
     close_document(client, doc)
 
 
-@NEEDS_BUFFER
 async def test_lone_carriage_returns_break_lines(client: LanguageClient) -> None:
     doc = uri(client.root / "cr.nx")  # type: ignore[attr-defined]
     open_document(client, doc, 'flow main {\r    x = Nobody.run("y")\r}\r')
