@@ -13,6 +13,7 @@ Text streams to stdout as it arrives. Approvals are asked on a terminal; elsewhe
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import signal
 import sys
@@ -21,9 +22,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
+from nexa_lsp.cli.runs import add_store_option, open_store
 from nexa_lsp.runtime.agent import NexaAgent
-from nexa_lsp.runtime.checkpoints import DEFAULT_STORE, SQLiteCheckpointStore
 from nexa_lsp.runtime.control import approve, deny
+from nexa_lsp.runtime.declarations import load_agent
 from nexa_lsp.runtime.errors import NexaRuntimeError
 from nexa_lsp.runtime.events import ApprovalNeeded, CancelToken, RunEvent, ToolCallFinished, ToolCallStarted
 from nexa_lsp.runtime.providers.base import Provider
@@ -36,19 +38,6 @@ EXIT_NOT_SUCCESSFUL = 1
 EXIT_REFUSED = 2
 EXIT_WAITING = 3
 EXIT_INTERRUPTED = 130
-
-
-def add_store_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--store",
-        type=Path,
-        default=None,
-        help=f"run store (default: {DEFAULT_STORE} under the current folder)",
-    )
-
-
-def open_store(args: argparse.Namespace) -> SQLiteCheckpointStore:
-    return SQLiteCheckpointStore(args.store if args.store is not None else Path.cwd() / DEFAULT_STORE)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -102,8 +91,6 @@ def _config_from(args: argparse.Namespace) -> RunConfig | None:
 
 def load_implementations(paths: list[Path]) -> dict[str, Callable[..., Any]]:
     """Public functions of the given Python files, by name (they implement declared tools)."""
-    import importlib.util
-
     found: dict[str, Callable[..., Any]] = {}
     for index, path in enumerate(paths):
         spec = importlib.util.spec_from_file_location(f"nexa_cli_tools_{index}", path)
@@ -189,8 +176,6 @@ def _interactive() -> bool:
 
 
 def _agent_for(state: RunState, args: argparse.Namespace, warn: Callable[[str], None]) -> NexaAgent:
-    from nexa_lsp.runtime.declarations import load_agent
-
     source = args.file or (Path(state.metadata.source) if state.metadata.source else None)
     if source is None:
         raise CommandError(
@@ -227,8 +212,6 @@ def run_agent_command(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None], token: CancelToken) -> int:
-    from nexa_lsp.runtime.declarations import load_agent
-
     err = printer.err
     provider = _provider_from(args)
     config = _config_from(args)

@@ -16,11 +16,10 @@ written whole (a temporary file renamed into place).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from pathlib import Path, PurePosixPath
 
+from nexa_lsp.fileio import write_atomically
 from nexa_lsp.runtime.errors import ArtifactPathError
 from nexa_lsp.runtime.run_state import Message, RunState
 
@@ -57,14 +56,7 @@ def write_artifact(artifact_directory: str, run_id: str, call_id: str, text: str
             f"the artifact folder {path.parent} leads outside {root} (a symbolic link?); "
             "remove the link or choose another artifact_directory"
         )
-    handle, temporary = tempfile.mkstemp(prefix=".tmp-", suffix=".txt", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", errors="surrogatepass") as out:
-            out.write(text)
-        os.replace(temporary, path)  # replaces a link at `path` itself, never what it points to
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, text, errors="surrogatepass")  # replaces a link at `path`, never follows it
     return relative
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from nexa_lsp.runtime.agent import MAX_REJECTED_TURNS, NexaAgent
+from nexa_lsp.runtime.agent import NexaAgent
 from nexa_lsp.runtime.artifacts import read_artifact
 from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
 from nexa_lsp.runtime.declarations import agent_from_declaration
@@ -22,6 +22,7 @@ from nexa_lsp.runtime.events import CancelToken
 from nexa_lsp.runtime.providers import provider_from_settings
 from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest
 from nexa_lsp.runtime.providers.scripted import ScriptedProvider
+from nexa_lsp.runtime.run_loop.driver import MAX_REJECTED_TURNS
 from nexa_lsp.runtime.run_state import RunConfig, RunState, RunStatus
 from nexa_lsp.runtime.settings import Settings
 from nexa_lsp.runtime.tools import tool
