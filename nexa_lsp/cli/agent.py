@@ -235,6 +235,7 @@ def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None
             if args.words and len(args.words) != 2:
                 raise CommandError("--resume RUN_ID takes no task; optionally FILE AGENT")
             state = store.load(args.resume)
+            store.check_current(state)
             if args.words:
                 agent = load_agent(
                     args.words[0],
@@ -248,8 +249,7 @@ def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None
                 decided = _decide(state, args, ask)
                 if decided is None:
                     return _report_waiting(state, printer)
-                state = decided
-                store.save(state)
+                state = store.save(decided)
             state = agent.execute(state=state, **common)
         elif args.continue_run:
             previous = store.load(args.continue_run)
@@ -271,8 +271,7 @@ def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None
             decided = _decide(state, args, ask)
             if decided is None:
                 return _report_waiting(state, printer)
-            store.save(decided)
-            state = agent.execute(state=decided, **common)
+            state = agent.execute(state=store.save(decided), **common)
     return _report_end(state, args, printer)
 
 

@@ -139,6 +139,7 @@ def _show(args: argparse.Namespace) -> int:
 def _decide(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         state = store.load(args.run_id)
+        store.check_current(state)
         decided = (approve if args.decision == "approve" else deny)(state, args.call_id, by=args.by)
         store.save(decided)
     remaining = len(decided.pending_approvals)
@@ -150,6 +151,7 @@ def _decide(args: argparse.Namespace) -> int:
 def _recover(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         state = store.load(args.run_id)
+        store.check_current(state)
         if args.not_executed:
             recovered = recover_tool_call(state, args.call_id, "not_executed", by=args.by)
         else:
@@ -166,7 +168,9 @@ def _recover(args: argparse.Namespace) -> int:
 
 def _cancel(args: argparse.Namespace) -> int:
     with open_store(args) as store:
-        cancelled = cancel_run(store.load(args.run_id), by=args.by)
+        state = store.load(args.run_id)
+        store.check_current(state)
+        cancelled = cancel_run(state, by=args.by)
         store.save(cancelled)
     sys.stderr.write(f"cancelled {args.run_id}\n")
     return 0

@@ -248,6 +248,10 @@ class RunState:
     error: RunError | None = None
     turn_start: int = 0
     updated_at: float = 0.0
+    revision: int = field(default=0, compare=False)
+    """The store revision this state is based on (0: never saved). ``SQLiteCheckpointStore``
+    sets it when it loads or saves a run and refuses a save based on an older revision
+    (NXR027). Store bookkeeping, not part of the JSON."""
 
     # --- the run value of the 3.0 language ----------------------------------------------
     @property
@@ -310,10 +314,15 @@ class RunState:
             return self.evolve(journal=(*self.journal, entry))
         return self.evolve(journal=tuple(entry if e.call_id == entry.call_id else e for e in self.journal))
 
+    def at_revision(self, revision: int) -> RunState:
+        """This state as based on store revision ``revision`` (``updated_at`` unchanged)."""
+        return replace(self, revision=revision)
+
     # --- JSON ----------------------------------------------------------------------------------
     def to_dict(self) -> JsonObject:
         data = dataclasses.asdict(self)
         data["status"] = self.status.value
+        del data["revision"]
         return data
 
     def to_json(self) -> str:

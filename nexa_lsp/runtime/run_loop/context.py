@@ -13,7 +13,8 @@ from nexa_lsp.runtime.run_state import RunError, RunState, RunStatus
 from nexa_lsp.runtime.tools import Tool
 
 SaveCallback = Callable[[RunState], object]
-"""Called with every state worth keeping; ``SQLiteCheckpointStore.save`` fits."""
+"""Called with every state worth keeping; ``SQLiteCheckpointStore.save`` fits. It must save
+each state it is given (or none): the run counts one store revision per save."""
 
 
 class Stop(Exception):
@@ -36,14 +37,19 @@ class RunContext:
     on_event: EventHandler | None = None
     on_text: TextHandler | None = None
     cancel: CancelLike | None = None
+    latest: RunState | None = None
+    """The last state saved: where a run that fails unexpectedly continues from."""
 
     def tool_named(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)
 
     def save(self, state: RunState) -> RunState:
-        """Hand ``state`` to the save callback and return it."""
+        """Hand ``state`` to the save callback and return it as saved: based on the next
+        revision, since every accepted save makes the stored run one revision newer."""
         if self.save_callback is not None:
             self.save_callback(state)
+            state = state.at_revision(state.revision + 1)
+        self.latest = state
         return state
 
     def emit(self, event: RunEvent) -> None:

@@ -7,7 +7,14 @@ one by one (``tool_calls``), checks the token budget, and asks the model again
 
 from __future__ import annotations
 
-from nexa_lsp.runtime.errors import RUN_BUDGET_EXHAUSTED, RUN_INTERNAL_ERROR, RUN_REJECTED_CALLS, NexaRuntimeError
+from nexa_lsp.runtime.errors import (
+    RUN_BUDGET_EXHAUSTED,
+    RUN_INTERNAL_ERROR,
+    RUN_REJECTED_CALLS,
+    NexaRuntimeError,
+    RunChangedError,
+    RunInUseError,
+)
 from nexa_lsp.runtime.events import RunEnded, RunStarted, ToolCallRequested
 from nexa_lsp.runtime.run_loop.context import RunContext, Stop
 from nexa_lsp.runtime.run_loop.model_turn import ask_model, with_unique_call_ids
@@ -21,17 +28,25 @@ PROBLEM_SHOWN = 300
 
 
 def drive(context: RunContext, state: RunState, resumed: bool) -> RunState:
-    """Run ``state`` until it settles or waits for approval; the final state is returned (and saved)."""
+    """Run ``state`` until it settles or waits for approval; the final state is returned (and saved).
+
+    The first save is the claim of the run (for a resume: taking it over); when the store
+    refuses it, or a later save because someone else took the run meanwhile, the refusal
+    propagates and nothing more is saved or executed.
+    """
     context.emit(RunStarted(state.run_id, state.session_id, state.parent_run_id, state.agent, resumed))
     state = context.save(state)
     try:
         state = _loop(context, state)
     except Stop as stop:
         state = stop.state
+    except (RunChangedError, RunInUseError):
+        raise  # the run is someone else's now: saving a failure would be refused too
     except NexaRuntimeError as exc:
-        state = context.settle(state, RunStatus.FAILED, RunError(exc.code, exc.message))
+        state = context.settle(context.latest or state, RunStatus.FAILED, RunError(exc.code, exc.message))
     except Exception as exc:  # a bug or an unexpected library error: keep the reason
-        state = context.settle(state, RunStatus.FAILED, RunError(RUN_INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"))
+        reason = RunError(RUN_INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+        state = context.settle(context.latest or state, RunStatus.FAILED, reason)
     context.emit(RunEnded(state.run_id, state.status.value, None if state.error is None else state.error.message))
     return state
 
