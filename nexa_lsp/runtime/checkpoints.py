@@ -47,7 +47,7 @@ from nexa_lsp.runtime.errors import (
     StoreSchemaTooNewError,
 )
 from nexa_lsp.runtime.owner import Owner, current_owner, owner_text_alive
-from nexa_lsp.runtime.run_state import RunState, RunStatus
+from nexa_lsp.runtime.run_state import RunState, RunStateFormatError, RunStatus
 from nexa_lsp.runtime.summary import RunSummary
 
 DEFAULT_STORE = Path(".nexa") / "runs.sqlite3"
@@ -477,6 +477,8 @@ class SQLiteCheckpointStore:
     def _state_of(self, run_id: str, text: object, revision: object) -> RunState:
         try:
             return RunState.from_json(str(text)).at_revision(int(str(revision)))
+        except RunStateFormatError as exc:
+            raise RunUnreadableError(f"run {run_id} in {self.path} cannot be read: {exc}") from exc
         except (ValueError, KeyError, TypeError) as exc:
             raise RunUnreadableError(
                 f"run {run_id} in {self.path} cannot be read ({type(exc).__name__}: {str(exc)[:200]}); "
