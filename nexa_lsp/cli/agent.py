@@ -13,7 +13,6 @@ Text streams to stdout as it arrives. Approvals are asked on a terminal; elsewhe
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import signal
 import sys
@@ -87,24 +86,6 @@ def _config_from(args: argparse.Namespace) -> RunConfig | None:
     if all(v is None for v in values.values()):
         return None
     return RunConfig(**values)
-
-
-def load_implementations(paths: list[Path]) -> dict[str, Callable[..., Any]]:
-    """Public functions of the given Python files, by name (they implement declared tools)."""
-    found: dict[str, Callable[..., Any]] = {}
-    for index, path in enumerate(paths):
-        spec = importlib.util.spec_from_file_location(f"nexa_cli_tools_{index}", path)
-        if spec is None or spec.loader is None:
-            raise CommandError(f"cannot load tools from {path}")
-        module = importlib.util.module_from_spec(spec)
-        try:
-            spec.loader.exec_module(module)
-        except (OSError, SyntaxError) as exc:
-            raise CommandError(f"cannot load tools from {path}: {exc}") from exc
-        for name, value in vars(module).items():
-            if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == module.__name__:
-                found[name] = value
-    return found
 
 
 def _provider_from(args: argparse.Namespace) -> str | Provider | None:
@@ -181,7 +162,7 @@ def _agent_for(state: RunState, args: argparse.Namespace, warn: Callable[[str], 
         raise CommandError(
             f"run {state.run_id} was not started from a .nx file; pass --file FILE to name the agent's source"
         )
-    return load_agent(source, state.agent, implementations=load_implementations(args.tools), on_warning=warn)
+    return load_agent(source, state.agent, tool_modules=args.tools, on_warning=warn)
 
 
 def run_agent_command(args: argparse.Namespace) -> int:
@@ -240,7 +221,7 @@ def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None
                 agent = load_agent(
                     args.words[0],
                     args.words[1],
-                    implementations=load_implementations(args.tools),
+                    tool_modules=args.tools,
                     on_warning=warn,
                 )
             else:
@@ -261,7 +242,7 @@ def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None
             agent = load_agent(
                 args.words[0],
                 args.words[1],
-                implementations=load_implementations(args.tools),
+                tool_modules=args.tools,
                 on_warning=warn,
             )
             if agent.new_run_config(config, provider).provider == "scripted" and args.script is None:

@@ -20,7 +20,7 @@ from nexa_lsp.runtime.artifacts import references_artifacts
 from nexa_lsp.runtime.continuation import blockers_for_fingerprint, closed_history, resume_blockers_for_fingerprint
 from nexa_lsp.runtime.errors import EmptyInputError
 from nexa_lsp.runtime.events import CancelLike, EventHandler, TextHandler
-from nexa_lsp.runtime.providers import DEFAULT_PROVIDER, provider_from_settings, split_model_id
+from nexa_lsp.runtime.providers import DEFAULT_PROVIDER, SettingsProvider, provider_from_settings, split_model_id
 from nexa_lsp.runtime.providers.base import Provider
 from nexa_lsp.runtime.run_loop.context import RunContext, SaveCallback
 from nexa_lsp.runtime.run_loop.driver import drive
@@ -169,31 +169,43 @@ class NexaAgent:
         name = self._provider_name_of(provider)
         return replace(state.config, provider=name) if name else state.config
 
-    def _provider_for(self, config: RunConfig, provider: str | Provider | None) -> Provider:
+    def _provider_for(
+        self, config: RunConfig, provider: str | Provider | None
+    ) -> tuple[Provider, SettingsProvider | None]:
+        """The provider a run uses, and the same again when it was built here (the run closes it)."""
         if provider is not None and not isinstance(provider, str):
-            return provider
+            return provider, None
         if self.provider is not None and not isinstance(self.provider, str) and self.provider.name == config.provider:
-            return self.provider
+            return self.provider, None
         working = Path(config.working_directory or os.getcwd())
-        return provider_from_settings(
+        built = provider_from_settings(
             config.provider or DEFAULT_PROVIDER,
             self.settings_for(config, working),
             working,
             config.max_retries,
         )
+        return built, built
 
-    def _context(
+    def _drive(
         self,
+        state: RunState,
+        resumed: bool,
         config: RunConfig,
         provider: str | Provider | None,
         save: SaveCallback | None,
         on_event: EventHandler | None,
         on_text: TextHandler | None,
         cancel: CancelLike | None,
-    ) -> RunContext:
-        return RunContext(
-            self.system_prompt, self.tools, self._provider_for(config, provider), save, on_event, on_text, cancel
-        )
+    ) -> RunState:
+        """Drive ``state`` with the provider ``config`` names; a provider built for the run
+        (from the settings) is closed when the run stops, so no connection pool leaks."""
+        chosen, built = self._provider_for(config, provider)
+        context = RunContext(self.system_prompt, self.tools, chosen, save, on_event, on_text, cancel)
+        try:
+            return drive(context, state, resumed)
+        finally:
+            if built is not None:
+                built.close()
 
     # --- entries -----------------------------------------------------------------------------------
     def execute(
@@ -216,14 +228,14 @@ class NexaAgent:
             blockers = resume_blockers_for_fingerprint(state, self.fingerprint(resolved))
             if blockers:
                 raise blockers[0]
-            context = self._context(resolved, provider, save, on_event, on_text, cancel)
-            return drive(context, state.evolve(status=RunStatus.RUNNING), resumed=True)
+            resumed = state.evolve(status=RunStatus.RUNNING)
+            return self._drive(resumed, True, resolved, provider, save, on_event, on_text, cancel)
         task = _join_input(args)
         if not task.strip():
             raise EmptyInputError("the task is empty; pass what the agent should do")
         resolved = self.new_run_config(config, provider)
         first = self._first_state(task, resolved, RunMetadata(session_id=new_session_id(), source=self.source), ())
-        return drive(self._context(resolved, provider, save, on_event, on_text, cancel), first, resumed=False)
+        return self._drive(first, False, resolved, provider, save, on_event, on_text, cancel)
 
     def continue_run(
         self,
@@ -248,7 +260,7 @@ class NexaAgent:
             session_id=previous.session_id, parent_run_id=previous.run_id, source=previous.metadata.source
         )
         first = self._first_state(text, resolved, metadata, closed_history(previous))
-        return drive(self._context(resolved, provider, save, on_event, on_text, cancel), first, resumed=False)
+        return self._drive(first, False, resolved, provider, save, on_event, on_text, cancel)
 
     def _first_state(
         self, text: str, config: RunConfig, metadata: RunMetadata, history: tuple[Message, ...]

@@ -1,7 +1,7 @@
 """Two CLI processes take the same waiting run at the same moment: the tool runs exactly once.
 
 Each trial stores a run waiting for approval of ``send_mail`` (whose implementation appends
-a line with its process id to a file), then starts two processes of the command line
+a line with its command's process id to a file), then starts two processes of the command line
 (``nexa_lsp.cli.main``), each after a random delay of up to 30 ms, three trials at a time:
 
 * ``agent --resume RUN --approve`` (decide and resume in one command), or
@@ -55,7 +55,7 @@ from pathlib import Path
 
 def send_mail(to: str) -> str:
     with open(Path(__file__).with_name("effects.txt"), "a", encoding="utf-8") as out:
-        out.write(f"{os.getpid()} {to}\\n")
+        out.write(f"{os.getppid()} {to}\\n")  # the tool runs in a process of the command's
     return f"sent to {to}"
 """
 SCRIPT = {

@@ -285,6 +285,15 @@ class HttpTransport:
             yield self._redact_bytes(buffer).decode("utf-8", "replace")
 
 
+class HttpProvider:
+    """Base of the providers that talk HTTP: ``close`` releases the connection pool."""
+
+    transport: HttpTransport
+
+    def close(self) -> None:
+        self.transport.close()
+
+
 def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
     """Server-sent events as ``(event, data)``; ``event`` is ``""`` when the server names none."""
     event = ""

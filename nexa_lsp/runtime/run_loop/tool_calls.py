@@ -29,6 +29,8 @@ from nexa_lsp.runtime.run_state import (
     RunStatus,
     ToolCall,
 )
+from nexa_lsp.runtime.tool_process import ToolRaised
+from nexa_lsp.runtime.tools import calling_in
 
 ARGUMENTS_SHOWN = 600
 """Characters of a tool's parameter schema quoted back to a model that got them wrong."""
@@ -100,10 +102,12 @@ def handle_call(context: RunContext, state: RunState, call: ToolCall) -> RunStat
     context.emit(ToolCallStarted(state.run_id, call.call_id, call.name))
     failed = False
     try:
-        result = tool.call(arguments)
+        with calling_in(state.config.working_directory):
+            result = tool.call(arguments)
     except Exception as exc:  # the tool's own failure: recorded, then the run fails
         failed = True
-        result = f"Tool {call.name} failed: {type(exc).__name__}: {exc}"
+        kind = exc.type_name if isinstance(exc, ToolRaised) else type(exc).__name__
+        result = f"Tool {call.name} failed: {kind}: {exc}"
     artifact: str | None = None
     content = result
     threshold = state.config.artifact_threshold or DEFAULT_ARTIFACT_THRESHOLD
