@@ -19,7 +19,7 @@ import hashlib
 import re
 from pathlib import Path, PurePosixPath
 
-from nexa_lsp.fileio import write_atomically
+from nexa_lsp.fileio import make_folders, write_atomically
 from nexa_lsp.runtime.errors import ArtifactPathError
 from nexa_lsp.runtime.run_state import Message, RunState
 
@@ -50,7 +50,7 @@ def write_artifact(artifact_directory: str, run_id: str, call_id: str, text: str
     relative = f"{_safe(run_id)}/{_safe(call_id)}.txt"
     root = Path(artifact_directory)
     path = root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folders(path.parent)
     if not _inside(root, path.parent):
         raise ArtifactPathError(
             f"the artifact folder {path.parent} leads outside {root} (a symbolic link?); "

@@ -37,6 +37,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import NoReturn
 
+from nexa_lsp.fileio import make_folders
 from nexa_lsp.runtime.errors import (
     CheckpointError,
     RunChangedError,
@@ -174,7 +175,7 @@ class SQLiteCheckpointStore:
         self.path = Path(path)
         self.busy_timeout = busy_timeout
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_folders(self.path.parent)
         except OSError as exc:
             raise CheckpointError(
                 f"cannot create the folder of the run store {self.path}: {exc}; choose another store (--store PATH)"

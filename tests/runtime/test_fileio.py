@@ -1,13 +1,19 @@
-"""``nexa_lsp.fileio``: whole-file writes."""
+"""``nexa_lsp.fileio``: whole-file writes, and `.nexa/` folders that keep themselves out of git."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from runtime_helpers import subprocess_env
 
-from nexa_lsp.fileio import write_atomically
+from nexa_lsp.fileio import IGNORE_EVERYTHING, make_folders, write_atomically
+from nexa_lsp.runtime.artifacts import write_artifact
+from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
 
 
 def test_a_file_is_replaced_whole_and_keeps_its_mode(tmp_path: Path) -> None:
@@ -50,3 +56,58 @@ def test_a_failed_write_leaves_the_old_file(tmp_path: Path) -> None:
         write_atomically(target, "bad \udc80")
     assert target.read_text(encoding="utf-8") == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["t.txt"]
+
+
+def git(folder: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=folder, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_a_new_default_store_keeps_itself_out_of_git(tmp_path: Path) -> None:
+    """The CLI's default store, artifacts and all: `git status` stays clean."""
+    project = tmp_path / "项目"
+    project.mkdir()
+    git(project, "init", "-q")
+    (project / "a.nx").write_text('agent Writer { prompt: "写" }\n', encoding="utf-8")
+    git(project, "add", "a.nx")
+    script = project / "reply.json"
+    script.write_text(json.dumps({"replies": [{"text": "长" * 400}]}), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "nexa_lsp", "agent", "a.nx", "Writer", "写", "--script", str(script)],
+        cwd=project,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    script.unlink()
+    assert (project / ".nexa" / "runs.sqlite3").is_file()
+    assert "*" in (project / ".nexa" / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert git(project, "status", "--porcelain", "--untracked-files=all") == "A  a.nx\n", "nothing under .nexa/"
+
+
+def test_artifacts_in_a_new_nexa_folder_get_the_ignore_file(tmp_path: Path) -> None:
+    root = tmp_path / "w" / ".nexa" / "artifacts"
+    write_artifact(str(root), "run_1", "call_1", "大" * 100)
+    assert (tmp_path / "w" / ".nexa" / ".gitignore").read_text(encoding="utf-8") == IGNORE_EVERYTHING
+
+
+def test_folders_that_already_existed_and_stores_elsewhere_get_none(tmp_path: Path) -> None:
+    mine = tmp_path / "mine" / ".nexa"
+    mine.mkdir(parents=True)
+    SQLiteCheckpointStore(mine / "runs.sqlite3").close()
+    assert not (mine / ".gitignore").exists(), "the user's own .nexa folder is left as it is"
+    elsewhere = tmp_path / "stores" / "team"
+    SQLiteCheckpointStore(elsewhere / "runs.sqlite3").close()
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["runs.sqlite3"]
+    assert not (tmp_path / "stores" / ".gitignore").exists()
+
+
+def test_make_folders_marks_only_the_nexa_folder_it_creates(tmp_path: Path) -> None:
+    make_folders(tmp_path / "a" / ".nexa" / "transcripts" / "x")
+    assert (tmp_path / "a" / ".nexa" / ".gitignore").is_file()
+    assert not (tmp_path / "a" / ".gitignore").exists()
+    assert not (tmp_path / "a" / ".nexa" / "transcripts" / ".gitignore").exists()
+    make_folders(tmp_path / "a" / ".nexa" / "transcripts" / "y")  # again: nothing more
+    assert sorted(p.name for p in (tmp_path / "a" / ".nexa").iterdir()) == [".gitignore", "transcripts"]
