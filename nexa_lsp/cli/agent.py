@@ -21,9 +21,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
+from nexa_lsp.cli.runs import add_store_option, open_store
 from nexa_lsp.runtime.agent import NexaAgent
-from nexa_lsp.runtime.checkpoints import DEFAULT_STORE, SQLiteCheckpointStore
 from nexa_lsp.runtime.control import approve, deny
+from nexa_lsp.runtime.declarations import load_agent
 from nexa_lsp.runtime.errors import NexaRuntimeError
 from nexa_lsp.runtime.events import ApprovalNeeded, CancelToken, RunEvent, ToolCallFinished, ToolCallStarted
 from nexa_lsp.runtime.providers.base import Provider
@@ -36,19 +37,6 @@ EXIT_NOT_SUCCESSFUL = 1
 EXIT_REFUSED = 2
 EXIT_WAITING = 3
 EXIT_INTERRUPTED = 130
-
-
-def add_store_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--store",
-        type=Path,
-        default=None,
-        help=f"run store (default: {DEFAULT_STORE} under the current folder)",
-    )
-
-
-def open_store(args: argparse.Namespace) -> SQLiteCheckpointStore:
-    return SQLiteCheckpointStore(args.store if args.store is not None else Path.cwd() / DEFAULT_STORE)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -98,26 +86,6 @@ def _config_from(args: argparse.Namespace) -> RunConfig | None:
     if all(v is None for v in values.values()):
         return None
     return RunConfig(**values)
-
-
-def load_implementations(paths: list[Path]) -> dict[str, Callable[..., Any]]:
-    """Public functions of the given Python files, by name (they implement declared tools)."""
-    import importlib.util
-
-    found: dict[str, Callable[..., Any]] = {}
-    for index, path in enumerate(paths):
-        spec = importlib.util.spec_from_file_location(f"nexa_cli_tools_{index}", path)
-        if spec is None or spec.loader is None:
-            raise CommandError(f"cannot load tools from {path}")
-        module = importlib.util.module_from_spec(spec)
-        try:
-            spec.loader.exec_module(module)
-        except (OSError, SyntaxError) as exc:
-            raise CommandError(f"cannot load tools from {path}: {exc}") from exc
-        for name, value in vars(module).items():
-            if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == module.__name__:
-                found[name] = value
-    return found
 
 
 def _provider_from(args: argparse.Namespace) -> str | Provider | None:
@@ -189,14 +157,12 @@ def _interactive() -> bool:
 
 
 def _agent_for(state: RunState, args: argparse.Namespace, warn: Callable[[str], None]) -> NexaAgent:
-    from nexa_lsp.runtime.declarations import load_agent
-
     source = args.file or (Path(state.metadata.source) if state.metadata.source else None)
     if source is None:
         raise CommandError(
             f"run {state.run_id} was not started from a .nx file; pass --file FILE to name the agent's source"
         )
-    return load_agent(source, state.agent, implementations=load_implementations(args.tools), on_warning=warn)
+    return load_agent(source, state.agent, tool_modules=args.tools, on_warning=warn)
 
 
 def run_agent_command(args: argparse.Namespace) -> int:
@@ -227,8 +193,6 @@ def run_agent_command(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None], token: CancelToken) -> int:
-    from nexa_lsp.runtime.declarations import load_agent
-
     err = printer.err
     provider = _provider_from(args)
     config = _config_from(args)
@@ -252,11 +216,12 @@ def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None
             if args.words and len(args.words) != 2:
                 raise CommandError("--resume RUN_ID takes no task; optionally FILE AGENT")
             state = store.load(args.resume)
+            store.check_current(state)
             if args.words:
                 agent = load_agent(
                     args.words[0],
                     args.words[1],
-                    implementations=load_implementations(args.tools),
+                    tool_modules=args.tools,
                     on_warning=warn,
                 )
             else:
@@ -265,8 +230,7 @@ def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None
                 decided = _decide(state, args, ask)
                 if decided is None:
                     return _report_waiting(state, printer)
-                state = decided
-                store.save(state)
+                state = store.save(decided)
             state = agent.execute(state=state, **common)
         elif args.continue_run:
             previous = store.load(args.continue_run)
@@ -278,7 +242,7 @@ def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None
             agent = load_agent(
                 args.words[0],
                 args.words[1],
-                implementations=load_implementations(args.tools),
+                tool_modules=args.tools,
                 on_warning=warn,
             )
             if agent.new_run_config(config, provider).provider == "scripted" and args.script is None:
@@ -288,8 +252,7 @@ def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None
             decided = _decide(state, args, ask)
             if decided is None:
                 return _report_waiting(state, printer)
-            store.save(decided)
-            state = agent.execute(state=decided, **common)
+            state = agent.execute(state=store.save(decided), **common)
     return _report_end(state, args, printer)
 
 

@@ -12,13 +12,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
-from nexa_lsp.cli.agent import add_store_option, open_store
+from nexa_lsp.runtime.checkpoints import DEFAULT_STORE, SQLiteCheckpointStore
 from nexa_lsp.runtime.control import approve, cancel_run, deny, recover_tool_call
 from nexa_lsp.runtime.errors import NexaRuntimeError
 from nexa_lsp.runtime.run_state import RunStatus
 from nexa_lsp.runtime.summary import RunSummary, iso_time
 from nexa_lsp.runtime.transcript import render_transcript
+
+
+def add_store_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=None,
+        help=f"run store (default: {DEFAULT_STORE} under the current folder)",
+    )
+
+
+def open_store(args: argparse.Namespace) -> SQLiteCheckpointStore:
+    return SQLiteCheckpointStore(args.store if args.store is not None else Path.cwd() / DEFAULT_STORE)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -37,13 +51,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     listing.add_argument("--limit", type=int, help="only the newest N runs")
     listing.add_argument("--json", action="store_true", help="RunSummary objects, one JSON array")
     add_store_option(listing)
-    listing.set_defaults(handler=list_runs)
+    listing.set_defaults(handler=run_action, action=_list)
 
     show = actions.add_parser("show", help="print a run's transcript")
     show.add_argument("run_id")
     show.add_argument("--json", action="store_true", help="the whole stored run state as JSON")
     add_store_option(show)
-    show.set_defaults(handler=show_run)
+    show.set_defaults(handler=run_action, action=_show)
 
     for name, helptext in (("approve", "approve a pending tool call"), ("deny", "deny a pending tool call")):
         decide = actions.add_parser(name, help=helptext)
@@ -51,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         decide.add_argument("call_id")
         decide.add_argument("--by", default="cli", help="who decided (recorded with the approval)")
         add_store_option(decide)
-        decide.set_defaults(handler=decide_call, decision=name)
+        decide.set_defaults(handler=run_action, action=_decide, decision=name)
 
     recover = actions.add_parser("recover", help="resolve a tool call whose outcome is unknown")
     recover.add_argument("run_id")
@@ -61,13 +75,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     outcome.add_argument("--not-executed", action="store_true", help="the call never ran")
     recover.add_argument("--by", default="cli")
     add_store_option(recover)
-    recover.set_defaults(handler=recover_call)
+    recover.set_defaults(handler=run_action, action=_recover)
 
     cancel = actions.add_parser("cancel", help="cancel a stored running or approval-waiting run")
     cancel.add_argument("run_id")
     cancel.add_argument("--by", default="cli")
     add_store_option(cancel)
-    cancel.set_defaults(handler=cancel_stored_run)
+    cancel.set_defaults(handler=run_action, action=_cancel)
 
     parser.set_defaults(handler=lambda _args: _usage(parser))
 
@@ -77,38 +91,14 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
-def _guard(action: str, args: argparse.Namespace) -> int:
+def run_action(args: argparse.Namespace) -> int:
+    """Handler of every `nexa-lsp runs` action: a runtime refusal is printed, exit code 2."""
     try:
-        return {
-            "list": _list,
-            "show": _show,
-            "decide": _decide,
-            "recover": _recover,
-            "cancel": _cancel,
-        }[action](args)
+        code: int = args.action(args)
     except NexaRuntimeError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
-
-
-def list_runs(args: argparse.Namespace) -> int:
-    return _guard("list", args)
-
-
-def show_run(args: argparse.Namespace) -> int:
-    return _guard("show", args)
-
-
-def decide_call(args: argparse.Namespace) -> int:
-    return _guard("decide", args)
-
-
-def recover_call(args: argparse.Namespace) -> int:
-    return _guard("recover", args)
-
-
-def cancel_stored_run(args: argparse.Namespace) -> int:
-    return _guard("cancel", args)
+    return code
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -149,6 +139,7 @@ def _show(args: argparse.Namespace) -> int:
 def _decide(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         state = store.load(args.run_id)
+        store.check_current(state)
         decided = (approve if args.decision == "approve" else deny)(state, args.call_id, by=args.by)
         store.save(decided)
     remaining = len(decided.pending_approvals)
@@ -160,6 +151,7 @@ def _decide(args: argparse.Namespace) -> int:
 def _recover(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         state = store.load(args.run_id)
+        store.check_current(state)
         if args.not_executed:
             recovered = recover_tool_call(state, args.call_id, "not_executed", by=args.by)
         else:
@@ -176,7 +168,9 @@ def _recover(args: argparse.Namespace) -> int:
 
 def _cancel(args: argparse.Namespace) -> int:
     with open_store(args) as store:
-        cancelled = cancel_run(store.load(args.run_id), by=args.by)
+        state = store.load(args.run_id)
+        store.check_current(state)
+        cancelled = cancel_run(state, by=args.by)
         store.save(cancelled)
     sys.stderr.write(f"cancelled {args.run_id}\n")
     return 0

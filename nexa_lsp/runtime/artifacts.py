@@ -16,11 +16,10 @@ written whole (a temporary file renamed into place).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from pathlib import Path, PurePosixPath
 
+from nexa_lsp.fileio import make_folders, write_atomically
 from nexa_lsp.runtime.errors import ArtifactPathError
 from nexa_lsp.runtime.run_state import Message, RunState
 
@@ -51,20 +50,13 @@ def write_artifact(artifact_directory: str, run_id: str, call_id: str, text: str
     relative = f"{_safe(run_id)}/{_safe(call_id)}.txt"
     root = Path(artifact_directory)
     path = root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folders(path.parent)
     if not _inside(root, path.parent):
         raise ArtifactPathError(
             f"the artifact folder {path.parent} leads outside {root} (a symbolic link?); "
             "remove the link or choose another artifact_directory"
         )
-    handle, temporary = tempfile.mkstemp(prefix=".tmp-", suffix=".txt", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", errors="surrogatepass") as out:
-            out.write(text)
-        os.replace(temporary, path)  # replaces a link at `path` itself, never what it points to
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, text, errors="surrogatepass")  # replaces a link at `path`, never follows it
     return relative
 
 

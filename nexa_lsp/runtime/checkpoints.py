@@ -9,15 +9,26 @@
   ``PRAGMA quick_check``) or when a read hits a damaged page: it is moved aside unchanged
   to ``<name>.damaged-<UTC time>`` (with its ``-wal``) and ``StoreCorruptError`` names both
   files and what to do; the next use starts a new store. Nothing is ever written to it;
-* every ``running`` run records its owner process; a save of a ``running`` state over a run
-  that another live process is driving is refused (``RunInUseError``), so two processes
-  never drive one run (and never run its tools twice). ``is_interrupted`` tells a run whose
-  owner died from one in progress.
+* every save is a compare-and-swap on the run's revision, in one transaction: a state
+  carries the revision it was based on (``RunState.revision``, set by ``load`` and returned
+  by ``save``); the save is accepted when the stored run is still at that revision, and
+  makes it one revision newer. A save based on an older revision would lose what another
+  process saved meanwhile: it is refused (``RunChangedError``, NXR027) and writes nothing.
+  Two exceptions keep callers that reuse the object they saved working: repeating the
+  save that made the stored revision is accepted (nothing to write), and so is resuming
+  such a state (the stored run is exactly it, waiting or interrupted, and only the status
+  changes to running; a run settled meanwhile is never taken back);
+* every ``running`` run records its owner process. Taking a run to run it (the first save
+  of a resume, status ``running``) is a *claim*: only one process wins it, and while the
+  owner lives every other process's save of that run is refused (``RunInUseError``), so
+  two processes never drive one run (and never run its tools twice). A claim whose owner
+  died is free again: ``is_interrupted`` tells such a run from one in progress.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
 import sqlite3
 import threading
@@ -26,8 +37,10 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import NoReturn
 
+from nexa_lsp.fileio import make_folders
 from nexa_lsp.runtime.errors import (
     CheckpointError,
+    RunChangedError,
     RunInUseError,
     RunNotFoundError,
     RunUnreadableError,
@@ -35,11 +48,11 @@ from nexa_lsp.runtime.errors import (
     StoreSchemaTooNewError,
 )
 from nexa_lsp.runtime.owner import Owner, current_owner, owner_text_alive
-from nexa_lsp.runtime.run_state import RunState, RunStatus
+from nexa_lsp.runtime.run_state import RunState, RunStateFormatError, RunStatus
 from nexa_lsp.runtime.summary import RunSummary
 
 DEFAULT_STORE = Path(".nexa") / "runs.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DEFAULT_BUSY_TIMEOUT = 10.0
 
 
@@ -72,7 +85,13 @@ def _schema_v2(connection: sqlite3.Connection) -> None:
     connection.execute("CREATE INDEX runs_by_source ON runs(source, started_at)")
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _schema_v1, 2: _schema_v2}
+def _schema_v3(connection: sqlite3.Connection) -> None:
+    """Version 3: each run's revision, for compare-and-swap saves (existing runs start at 1).
+    A store without it must not be written by an older nexa-lsp, hence a new version."""
+    connection.execute("ALTER TABLE runs ADD COLUMN revision INTEGER NOT NULL DEFAULT 1")
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _schema_v1, 2: _schema_v2, 3: _schema_v3}
 
 # SQLite primary result codes that mean the file itself is damaged.
 SQLITE_CORRUPT = 11
@@ -103,21 +122,50 @@ def _kept_aside_name(path: Path) -> Path:
     return candidate
 
 
-# The upsert that saves a run. The WHERE clause refuses to replace a running run that another
-# live process drives (``nexa_owner_alive`` is a Python function registered per connection);
-# the statement then changes no row and ``save`` raises ``RunInUseError``.
-_UPSERT = """INSERT INTO runs (run_id, agent, session_id, parent_run_id, status, started_at, updated_at,
-                         state, source, working_directory, owner)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(run_id) DO UPDATE SET
-         agent = excluded.agent, session_id = excluded.session_id,
-         parent_run_id = excluded.parent_run_id, status = excluded.status,
-         started_at = excluded.started_at, updated_at = excluded.updated_at,
-         state = excluded.state, source = excluded.source,
-         working_directory = excluded.working_directory, owner = excluded.owner
-       WHERE NOT (excluded.status = 'running' AND runs.status = 'running'
-                  AND runs.owner IS NOT NULL AND runs.owner IS NOT excluded.owner
-                  AND nexa_owner_alive(runs.owner))"""
+_INSERT = """INSERT INTO runs (run_id, agent, session_id, parent_run_id, status, started_at, updated_at,
+                         state, source, working_directory, owner, revision)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+_UPDATE = """UPDATE runs SET agent = ?, session_id = ?, parent_run_id = ?, status = ?, started_at = ?,
+         updated_at = ?, state = ?, source = ?, working_directory = ?, owner = ?, revision = ?
+       WHERE run_id = ?"""
+_VOLATILE = ("status", "updated_at")
+"""What a resume changes in the state it was given before its first save (the claim)."""
+
+
+def _same_apart_from_status(stored_text: str, state: RunState) -> bool:
+    """True when the stored state is ``state`` with another status (and update time)."""
+    try:
+        stored = json.loads(stored_text)
+    except ValueError:
+        return False
+    mine = json.loads(state.to_json())  # lists where the state has tuples, as in the stored text
+    for key in _VOLATILE:
+        stored.pop(key, None)
+        mine.pop(key, None)
+    return bool(stored == mine)
+
+
+def _driven_elsewhere(status: object, owner: object, me: str) -> bool:
+    """True when a stored run is ``running`` and owned by a live process other than ``me``."""
+    return status == RunStatus.RUNNING.value and bool(owner) and owner != me and owner_text_alive(str(owner))
+
+
+def _in_use(run_id: str, owner: str) -> RunInUseError:
+    holder = Owner.parse(owner)
+    who = holder.describe() if holder is not None else "another process"
+    return RunInUseError(
+        f"run {run_id} is being driven right now by {who}; it was not changed. "
+        "Wait for it to stop, or cancel it there (or stop that process) before resuming it here"
+    )
+
+
+def _changed(state: RunState, revision: object, status: object) -> RunChangedError:
+    return RunChangedError(
+        f"run {state.run_id} was saved again after this copy was read (this copy: revision {state.revision}; "
+        f"stored: revision {revision}, {status}), so saving it would undo what was saved meanwhile; nothing "
+        "was saved. Another process or command approved, resumed, recovered or cancelled it: look at it "
+        f"(`nexa-lsp runs show {state.run_id}`) and decide again"
+    )
 
 
 class SQLiteCheckpointStore:
@@ -127,7 +175,7 @@ class SQLiteCheckpointStore:
         self.path = Path(path)
         self.busy_timeout = busy_timeout
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_folders(self.path.parent)
         except OSError as exc:
             raise CheckpointError(
                 f"cannot create the folder of the run store {self.path}: {exc}; choose another store (--store PATH)"
@@ -166,7 +214,6 @@ class SQLiteCheckpointStore:
                 connection.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
                 connection.execute("PRAGMA journal_mode = WAL")
                 connection.execute("PRAGMA synchronous = NORMAL")
-                connection.create_function("nexa_owner_alive", 1, owner_text_alive)
             except sqlite3.DatabaseError as exc:
                 connection.close()
                 if is_corruption(exc):
@@ -378,39 +425,61 @@ class SQLiteCheckpointStore:
         return any(row[1] == "owner" for row in connection.execute("PRAGMA table_info(runs)").fetchall())
 
     # --- runs ----------------------------------------------------------------------------------------
-    def save(self, state: RunState) -> None:
-        """Insert or replace the run, in one transaction.
+    def save(self, state: RunState) -> RunState:
+        """Save the run in one transaction and return it as saved (at its new revision).
 
-        A ``running`` state records this process as the run's owner. Raises ``RunInUseError``
-        when another live process drives the run (its row is ``running`` and owned by it).
+        Refused, writing nothing, with ``RunChangedError`` (NXR027) when the run was saved
+        after ``state.revision`` (see the module docstring), and with ``RunInUseError``
+        (NXR024) when another live process drives the run. A ``running`` state records this
+        process as the run's owner.
         """
-        owner = str(current_owner()) if state.status is RunStatus.RUNNING else None
-        row = (
-            state.run_id,
+        me = str(current_owner())
+        owner = me if state.status is RunStatus.RUNNING else None
+        text = state.to_json()
+        values = (
             state.agent,
             state.session_id,
             state.parent_run_id,
             state.status.value,
             state.started_at,
             state.updated_at or state.started_at,
-            state.to_json(),
+            text,
             state.metadata.source,
             state.config.working_directory,
             owner,
         )
         with self._transaction() as connection:
-            changed = connection.execute(_UPSERT, row).rowcount
-        if changed == 0:
-            holder = self.owner(state.run_id)
-            who = holder.describe() if holder is not None else "another process"
-            raise RunInUseError(
-                f"run {state.run_id} is being driven right now by {who}; it was not changed. "
-                "Wait for it to stop, or cancel it there (or stop that process) before resuming it here"
-            )
+            row = connection.execute(
+                "SELECT revision, status, owner, state FROM runs WHERE run_id = ?", (state.run_id,)
+            ).fetchone()
+            if row is None:
+                revision = state.revision + 1
+                connection.execute(_INSERT, (state.run_id, *values, revision))
+                return state.at_revision(revision)
+            stored_revision, stored_status, stored_owner, stored_text = row
+            if _driven_elsewhere(stored_status, stored_owner, me):
+                raise _in_use(state.run_id, str(stored_owner))
+            if stored_revision == state.revision:
+                revision = stored_revision + 1
+            elif stored_revision == state.revision + 1 and stored_text == text:
+                return state.at_revision(stored_revision)  # a repeat of the save that made it
+            elif (
+                stored_revision == state.revision + 1
+                and state.status is RunStatus.RUNNING
+                and not RunStatus(stored_status).settled
+                and _same_apart_from_status(str(stored_text), state)
+            ):
+                revision = stored_revision  # the claim of a state the caller saved itself
+            else:
+                raise _changed(state, stored_revision, stored_status)
+            connection.execute(_UPDATE, (*values, revision, state.run_id))
+        return state.at_revision(revision)
 
-    def _state_of(self, run_id: str, text: object) -> RunState:
+    def _state_of(self, run_id: str, text: object, revision: object) -> RunState:
         try:
-            return RunState.from_json(str(text))
+            return RunState.from_json(str(text)).at_revision(int(str(revision)))
+        except RunStateFormatError as exc:
+            raise RunUnreadableError(f"run {run_id} in {self.path} cannot be read: {exc}") from exc
         except (ValueError, KeyError, TypeError) as exc:
             raise RunUnreadableError(
                 f"run {run_id} in {self.path} cannot be read ({type(exc).__name__}: {str(exc)[:200]}); "
@@ -418,8 +487,8 @@ class SQLiteCheckpointStore:
             ) from exc
 
     def get(self, run_id: str) -> RunState | None:
-        rows = self._read("SELECT state FROM runs WHERE run_id = ?", (run_id,))
-        return None if not rows else self._state_of(run_id, rows[0][0])
+        rows = self._read("SELECT state, revision FROM runs WHERE run_id = ?", (run_id,))
+        return None if not rows else self._state_of(run_id, rows[0][0], rows[0][1])
 
     def owner(self, run_id: str) -> Owner | None:
         """The process recorded as driving ``run_id`` (set only while the run is ``running``)."""
@@ -427,6 +496,22 @@ class SQLiteCheckpointStore:
         if not rows or not rows[0][0]:
             return None
         return Owner.parse(str(rows[0][0]))
+
+    def check_current(self, state: RunState) -> None:
+        """Raise ``RunInUseError`` (NXR024) when another live process drives the run now, and
+        ``RunChangedError`` (NXR027) when it was saved after ``state`` was read.
+
+        Call it after loading a run and before deciding on it, so a refusal names what
+        happened (another process has it) rather than a step that process was in the
+        middle of when the run was read (an unknown outcome, a pending approval).
+        """
+        rows = self._read("SELECT status, owner FROM runs WHERE run_id = ?", (state.run_id,))
+        if rows and _driven_elsewhere(rows[0][0], rows[0][1], str(current_owner())):
+            raise _in_use(state.run_id, str(rows[0][1]))
+        # read again after the liveness check: a driver that finished meanwhile saved first
+        rows = self._read("SELECT status, revision FROM runs WHERE run_id = ?", (state.run_id,))
+        if rows and rows[0][1] != state.revision:
+            raise _changed(state, rows[0][1], rows[0][0])
 
     def is_interrupted(self, run_id: str) -> bool:
         """True when the stored run is ``running`` but no live process drives it (its process died)."""
@@ -468,7 +553,7 @@ class SQLiteCheckpointStore:
             clauses.append("status = ?")
             values.append(status.value if isinstance(status, RunStatus) else RunStatus(status).value)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        query = f"SELECT run_id, state FROM runs {where} ORDER BY started_at DESC, rowid DESC"
+        query = f"SELECT run_id, state, revision FROM runs {where} ORDER BY started_at DESC, rowid DESC"
         if limit is not None:
             query += " LIMIT ?"
             values.append(limit)
@@ -476,11 +561,11 @@ class SQLiteCheckpointStore:
         return self._readable(reversed(rows))
 
     def _readable(self, rows: Iterator[tuple[object, ...]] | list[tuple[object, ...]]) -> list[RunState]:
-        """States of ``(run_id, state)`` rows; unreadable ones are skipped and noted in ``unreadable``."""
+        """States of ``(run_id, state, revision)`` rows; unreadable ones are skipped and noted in ``unreadable``."""
         states: list[RunState] = []
-        for run_id, text in rows:
+        for run_id, text, revision in rows:
             try:
-                states.append(self._state_of(str(run_id), text))
+                states.append(self._state_of(str(run_id), text, revision))
             except RunUnreadableError as exc:
                 self.unreadable[str(run_id)] = exc.message
         return states
@@ -510,7 +595,7 @@ class SQLiteCheckpointStore:
     def latest_per_agent(self) -> dict[str, RunState]:
         """The most recently started run of every agent in the store."""
         rows = self._read(
-            """SELECT run_id, state FROM runs AS r WHERE r.rowid = (
+            """SELECT run_id, state, revision FROM runs AS r WHERE r.rowid = (
                SELECT rowid FROM runs WHERE agent = r.agent ORDER BY started_at DESC, rowid DESC LIMIT 1)
                ORDER BY agent"""
         )

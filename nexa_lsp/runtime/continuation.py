@@ -1,13 +1,17 @@
 """Checks before continuing or resuming a run, definition drift, and the actions a run allows.
 
-Everything here is pure (it reads states and agents, never changes or saves them), so a
-language server can call it for any stored run to decide what to offer.
+Everything here is pure (it reads states and fingerprints, never changes or saves them),
+so a language server can call it for any stored run to decide what to offer. The checks
+compare a stored run's ``AgentFingerprint`` with the fingerprint the next turn or the
+resume would have (``blockers_for_fingerprint``, ``resume_blockers_for_fingerprint``,
+``fingerprint_drift``); ``continuation_blockers``, ``resume_blockers`` and
+``definition_drift`` compute that fingerprint from an agent first.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from nexa_lsp.runtime.errors import (
     AgentDefinitionMismatchError,
@@ -21,11 +25,22 @@ from nexa_lsp.runtime.errors import (
     UnknownToolOutcomeError,
     WorkingDirectoryMismatchError,
 )
+from nexa_lsp.runtime.providers.base import Provider
 from nexa_lsp.runtime.run_state import AgentFingerprint, Message, RunConfig, RunState, RunStatus
 
-if TYPE_CHECKING:
-    from nexa_lsp.runtime.agent import NexaAgent
-    from nexa_lsp.runtime.providers.base import Provider
+
+class FingerprintSource(Protocol):
+    """What the checks need from an agent (``NexaAgent`` is one): the configuration a
+    continuation or a resume would run with, and the fingerprint under a configuration."""
+
+    def fingerprint(self, config: RunConfig) -> AgentFingerprint: ...
+
+    def continuation_config(
+        self, previous: RunState, config: RunConfig | None, provider: str | Provider | None = None
+    ) -> RunConfig: ...
+
+    def resume_config(self, state: RunState, provider: str | Provider | None = None) -> RunConfig: ...
+
 
 ACTION_ORDER = ("resume", "approve", "deny", "cancel", "continue", "recover", "show")
 
@@ -72,7 +87,7 @@ def fingerprint_drift(previous: AgentFingerprint, current: AgentFingerprint) -> 
 
 def definition_drift(
     state: RunState,
-    agent: NexaAgent,
+    agent: FingerprintSource,
     config: RunConfig | None = None,
     provider: str | Provider | None = None,
 ) -> list[Drift]:
@@ -133,7 +148,7 @@ def _unknown_outcome_error(state: RunState, verb: str) -> UnknownToolOutcomeErro
 
 def continuation_blockers(
     previous: RunState,
-    agent: NexaAgent,
+    agent: FingerprintSource,
     input: str,
     config: RunConfig | None = None,
     provider: str | Provider | None = None,
@@ -162,9 +177,14 @@ def blockers_for_fingerprint(previous: RunState, input: str, current: AgentFinge
 
 
 def resume_blockers(
-    state: RunState, agent: NexaAgent, provider: str | Provider | None = None
+    state: RunState, agent: FingerprintSource, provider: str | Provider | None = None
 ) -> list[ContinuationError]:
     """Every reason ``agent.execute(state=state)`` would be refused, in order."""
+    return resume_blockers_for_fingerprint(state, agent.fingerprint(agent.resume_config(state, provider)))
+
+
+def resume_blockers_for_fingerprint(state: RunState, current: AgentFingerprint) -> list[ContinuationError]:
+    """``resume_blockers`` for an already computed fingerprint of the resumed run."""
     blockers: list[ContinuationError] = []
     if state.settled:
         blockers.append(
@@ -180,7 +200,6 @@ def resume_blockers(
         blockers.append(
             ApprovalPendingError(f"run {state.run_id} waits for approval of {calls}; approve or deny each first")
         )
-    current = agent.fingerprint(agent.resume_config(state, provider))
     blockers.extend(_drift_errors(state, fingerprint_drift(state.fingerprint, current)))
     return blockers
 

@@ -23,16 +23,16 @@ Mapping (Nexa 2.x semantics where they exist):
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from nexa_lsp.runtime.agent import NexaAgent
 from nexa_lsp.runtime.errors import AgentDeclarationError, ToolDefinitionError
 from nexa_lsp.runtime.run_state import RunConfig
+from nexa_lsp.runtime.tool_modules import implementation_in_files
+from nexa_lsp.runtime.tool_process import ToolImplementation
 from nexa_lsp.runtime.tools import Tool, as_tool
 from nexa_lsp.syntax import parse_source
 from nexa_lsp.syntax import tree as t
@@ -75,25 +75,25 @@ def _object_schema(params: list[tuple[str, str | None, bool]]) -> dict[str, Any]
     }
 
 
-def _python_function(dotted: str, folder: Path | None, tool_name: str) -> Callable[..., Any]:
-    """A function that imports ``module.function`` when first called, then calls it."""
+def _python_function(dotted: str, folder: Path | None, tool_name: str, source: str) -> Callable[..., Any]:
+    """The function ``python: "module.function"`` names, run in a tool process (``tool_process``)."""
     module_name, _, function_name = dotted.rpartition(".")
-    resolved: list[Callable[..., Any]] = []
+    if not module_name or not function_name:
 
-    def call(**arguments: Any) -> Any:
-        if not resolved:
-            if not module_name:
-                raise ToolDefinitionError(f"tool {tool_name}: python: {dotted!r} must be `module.function`")
-            if folder is not None and str(folder) not in sys.path:
-                sys.path.insert(0, str(folder))
-            try:
-                module = importlib.import_module(module_name)
-                resolved.append(getattr(module, function_name))
-            except (ImportError, AttributeError) as exc:
-                raise ToolDefinitionError(f"tool {tool_name}: cannot load python: {dotted!r} ({exc})") from exc
-        return resolved[0](**arguments)
+        def malformed(**_arguments: Any) -> Any:
+            raise ToolDefinitionError(
+                f'tool {tool_name} in {source}: python: {dotted!r} must be "module.function" (for example '
+                f'"{tool_name}_tools.{tool_name}")'
+            )
 
-    return call
+        return malformed
+    return ToolImplementation(
+        tool=tool_name,
+        function=function_name,
+        module=module_name,
+        search_path=(str(folder),) if folder is not None else (),
+        origin=f'python: "{dotted}" on tool {tool_name} in {source}',
+    )
 
 
 def _missing_implementation(tool_name: str, source: str) -> Callable[..., Any]:
@@ -114,7 +114,7 @@ def _tool_from_block(
     if given is not None:
         function = given
     elif dotted:
-        function = _python_function(dotted, folder, decl.name)
+        function = _python_function(dotted, folder, decl.name, source)
     else:
         function = _missing_implementation(decl.name, source)
     description = decl.description or (f"python: {dotted}" if dotted else decl.name)
@@ -130,7 +130,7 @@ def _tool_from_function(
     if given is not None:
         function = given
     elif dotted:
-        function = _python_function(dotted, folder, decl.name)
+        function = _python_function(dotted, folder, decl.name, source)
     else:
         function = _missing_implementation(decl.name, source)
     parameters = _object_schema([(p.name, p.type_text, p.default is None) for p in decl.params])
@@ -219,6 +219,7 @@ def agent_from_declaration(
     *,
     path: str | Path | None = None,
     implementations: Mapping[str, Callable[..., Any] | Tool] | None = None,
+    tool_modules: Sequence[Path] = (),
     on_warning: Warn | None = None,
 ) -> NexaAgent:
     """A ``NexaAgent`` for ``decl`` (``source`` is the parsed file it is in, ``path`` its location).
@@ -238,7 +239,7 @@ def agent_from_declaration(
         item = implementations.get(name)
         if isinstance(item, Tool):
             return item.function
-        return item
+        return item if item is not None else implementation_in_files(name, tool_modules, "--tools")
 
     tools: list[Tool] = []
     names = [u.text for u in decl.uses if u.kind == "name"] if decl.uses else list(functions)
@@ -274,6 +275,7 @@ def load_agent(
     name: str,
     *,
     implementations: Mapping[str, Callable[..., Any] | Tool] | None = None,
+    tool_modules: Sequence[Path] = (),
     on_warning: Warn | None = None,
 ) -> NexaAgent:
     """Read ``path``, parse it, and build its agent ``name``."""
@@ -300,4 +302,6 @@ def load_agent(
             f"agent {name} in {path} has syntax errors (line {line}: {first.code} {first.message}); "
             f"run `nexa-lsp check {path}`"
         )
-    return agent_from_declaration(decl, source, path=path, implementations=implementations, on_warning=on_warning)
+    return agent_from_declaration(
+        decl, source, path=path, implementations=implementations, tool_modules=tool_modules, on_warning=on_warning
+    )

@@ -158,6 +158,13 @@ class RunUnreadableError(CheckpointError):
     code = "NXR025"
 
 
+class RunChangedError(CheckpointError):
+    """The run was saved by someone else after this state was read, so saving it would lose
+    their change (an approval, a resume, a recovery, a cancel); nothing was saved."""
+
+    code = "NXR027"
+
+
 class ArtifactPathError(NexaRuntimeError, ValueError):
     """An artifact reference points outside the run's artifact directory (or is not a plain path)."""
 

@@ -3,6 +3,21 @@
 Every type here is a frozen dataclass holding only immutable values (tuples, strings,
 numbers). Provider-native items (Responses reasoning items, Anthropic content blocks)
 are kept verbatim as JSON text, so nothing can change them after they were received.
+
+The JSON form carries its version (``"format"``, see ``RUN_STATE_FORMAT``) and the
+nexa-lsp that wrote it (``"written_by"``). Reading a state:
+
+* an older format is migrated step by step (``STATE_MIGRATIONS``); a state without
+  ``"format"`` is format 1 (written by nexa-lsp 0.1.0 and earlier);
+* a newer format is refused (``RunStateFormatError``) naming the nexa-lsp that wrote it:
+  its meaning may have changed in ways this version cannot know;
+* in a state of a format this version reads, a top-level key it does not know is kept
+  verbatim (``RunState.extra``) and written back on every save, so a run saved by a
+  newer nexa-lsp of the same format loses nothing here. An unknown key *inside* a record
+  (config, fingerprint, message, tool call, approval, journal entry, usage, error,
+  metadata) is refused naming the key: dropping it could change what the record means.
+  So a new field that older versions may ignore is added at the top level; any other
+  change bumps the format and adds a migration.
 """
 
 from __future__ import annotations
@@ -12,11 +27,23 @@ import enum
 import json
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypeVar
+
+from nexa_lsp import __version__
 
 JsonObject: TypeAlias = dict[str, Any]
+RecordT = TypeVar("RecordT")
+
+RUN_STATE_FORMAT = 2
+"""Version of a run state's JSON form. 1: nexa-lsp 0.1.0 and earlier (no ``format`` key);
+2: ``format`` and ``written_by`` are written."""
+WRITTEN_BY = f"nexa-lsp {__version__}"
+
+
+class RunStateFormatError(ValueError):
+    """A run state this nexa-lsp cannot read: a newer format, or a record with an unknown field."""
 
 
 class RunStatus(enum.Enum):
@@ -248,6 +275,13 @@ class RunState:
     error: RunError | None = None
     turn_start: int = 0
     updated_at: float = 0.0
+    extra: tuple[tuple[str, str], ...] = ()
+    """Top-level keys of the stored JSON this version does not know, with their JSON text:
+    kept and written back unchanged (see the module docstring)."""
+    revision: int = field(default=0, compare=False)
+    """The store revision this state is based on (0: never saved). ``SQLiteCheckpointStore``
+    sets it when it loads or saves a run and refuses a save based on an older revision
+    (NXR027). Store bookkeeping, not part of the JSON."""
 
     # --- the run value of the 3.0 language ----------------------------------------------
     @property
@@ -310,10 +344,19 @@ class RunState:
             return self.evolve(journal=(*self.journal, entry))
         return self.evolve(journal=tuple(entry if e.call_id == entry.call_id else e for e in self.journal))
 
+    def at_revision(self, revision: int) -> RunState:
+        """This state as based on store revision ``revision`` (``updated_at`` unchanged)."""
+        return replace(self, revision=revision)
+
     # --- JSON ----------------------------------------------------------------------------------
     def to_dict(self) -> JsonObject:
-        data = dataclasses.asdict(self)
+        """The JSON object of this state (``format`` and ``written_by`` first)."""
+        data: JsonObject = {"format": RUN_STATE_FORMAT, "written_by": WRITTEN_BY}
+        data.update(dataclasses.asdict(self))
         data["status"] = self.status.value
+        del data["revision"], data["extra"]
+        for key, text in self.extra:
+            data.setdefault(key, json.loads(text))
         return data
 
     def to_json(self) -> str:
@@ -328,42 +371,95 @@ class RunState:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunState:
+        """Read a state of any format this version knows (see the module docstring)."""
+        data, writer = _current_format(data)
+
+        def record(kind: type[RecordT], value: Any, where: str, **converted: Any) -> RecordT:
+            if not isinstance(value, Mapping):
+                raise RunStateFormatError(f"{where} is not a JSON object")
+            names = {f.name for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
+            unknown = sorted(set(value) - names)
+            if unknown:
+                raise RunStateFormatError(
+                    f"{where}.{unknown[0]} is not a field nexa-lsp {__version__} knows (the run was written by "
+                    f"{writer}); upgrade nexa-lsp to read it"
+                )
+            return kind(**{**value, **converted})
+
         history = tuple(
-            Message(
-                **{
-                    **m,
-                    "tool_calls": tuple(ToolCall(**c) for c in m.get("tool_calls", ())),
-                    "opaque": tuple(m.get("opaque", ())),
-                }
+            record(
+                Message,
+                m,
+                f"history[{n}]",
+                tool_calls=tuple(
+                    record(ToolCall, c, f"history[{n}].tool_calls[{k}]")
+                    for k, c in enumerate(m.get("tool_calls", ()) if isinstance(m, Mapping) else ())
+                ),
+                opaque=tuple(m.get("opaque", ()) if isinstance(m, Mapping) else ()),
             )
-            for m in data.get("history", ())
+            for n, m in enumerate(data.get("history", ()))
         )
-        fp = dict(data["fingerprint"])
-        fp["tool_names"] = tuple(fp.get("tool_names", ()))
+        fingerprint = data["fingerprint"]
+        tool_names = tuple(fingerprint.get("tool_names", ()) if isinstance(fingerprint, Mapping) else ())
         error = data.get("error")
+        config = data.get("config", {})
+        record(RunConfig, config, "config")
+        known = {f.name for f in dataclasses.fields(cls)} - {"extra", "revision"}
         return cls(
             run_id=data["run_id"],
             agent=data["agent"],
             status=RunStatus(data["status"]),
             input=data.get("input", ""),
-            config=RunConfig.from_dict(data.get("config", {})),
-            fingerprint=AgentFingerprint(**fp),
-            metadata=RunMetadata(**data["metadata"]),
+            config=RunConfig.from_dict(config),
+            fingerprint=record(AgentFingerprint, fingerprint, "fingerprint", tool_names=tool_names),
+            metadata=record(RunMetadata, data["metadata"], "metadata"),
             started_at=float(data["started_at"]),
             deadline=None if data.get("deadline") is None else float(data["deadline"]),
             output=data.get("output", ""),
             history=history,
-            usage=Usage(**data.get("usage", {})),
-            approvals=tuple(Approval(**a) for a in data.get("approvals", ())),
-            journal=tuple(JournalEntry(**e) for e in data.get("journal", ())),
-            error=None if error is None else RunError(**error),
+            usage=record(Usage, data.get("usage", {}), "usage"),
+            approvals=tuple(record(Approval, a, f"approvals[{n}]") for n, a in enumerate(data.get("approvals", ()))),
+            journal=tuple(record(JournalEntry, e, f"journal[{n}]") for n, e in enumerate(data.get("journal", ()))),
+            error=None if error is None else record(RunError, error, "error"),
             turn_start=int(data.get("turn_start", 0)),
             updated_at=float(data.get("updated_at", 0.0)),
+            extra=tuple(
+                (key, json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+                for key, value in data.items()
+                if key not in known
+            ),
         )
 
     @classmethod
     def from_json(cls, text: str) -> RunState:
         return cls.from_dict(json.loads(text))
+
+
+def _from_format_1(data: JsonObject) -> JsonObject:
+    """Format 1 -> 2: the shape is unchanged; version 2 only writes ``format`` and ``written_by``."""
+    return data
+
+
+STATE_MIGRATIONS: dict[int, Callable[[JsonObject], JsonObject]] = {1: _from_format_1}
+"""``STATE_MIGRATIONS[n]`` turns a format-``n`` state (as a JSON object) into format ``n + 1``."""
+
+
+def _current_format(data: Mapping[str, Any]) -> tuple[JsonObject, str]:
+    """``data`` migrated to ``RUN_STATE_FORMAT`` (without ``format``/``written_by``), and who wrote it."""
+    migrated = dict(data)
+    version = migrated.pop("format", 1)
+    written_by = migrated.pop("written_by", None)
+    writer = str(written_by) if written_by else "nexa-lsp 0.1.0 or earlier" if version == 1 else "an unknown program"
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise RunStateFormatError(f"the run state's format {version!r} is not a run state format (written by {writer})")
+    if version > RUN_STATE_FORMAT:
+        raise RunStateFormatError(
+            f"it was written by {writer} in run format {version}; this nexa-lsp {__version__} reads run formats up "
+            f"to {RUN_STATE_FORMAT}: upgrade nexa-lsp to resume, continue or show it"
+        )
+    for step in range(version, RUN_STATE_FORMAT):
+        migrated = STATE_MIGRATIONS[step](migrated)
+    return migrated, writer
 
 
 def unanswered_tool_calls(history: tuple[Message, ...]) -> tuple[ToolCall, ...]:

@@ -28,7 +28,6 @@ from nexa_lsp.runtime.errors import SettingsError
 MAX_ANCESTORS = 9
 _BLOCK_START = re.compile(r"^\s*config\s+([A-Za-z_][\w-]*)\s*\{(.*)$")
 _ASSIGNMENT = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*=\s*(.*?)\s*,?\s*$")
-_USE_CONFIG = re.compile(r"^\s*use\s+config\s+([A-Za-z_][\w-]*)\s*;?", re.MULTILINE)
 
 
 def parse_value(text: str) -> Any:
@@ -173,12 +172,6 @@ def find_settings_files(start: Path, max_ancestors: int = MAX_ANCESTORS) -> list
             break
         directory = directory.parent
     return found
-
-
-def use_config_name(source: str) -> str | None:
-    """The ``NAME`` of a ``use config NAME;`` statement in a Nexa program, if any."""
-    match = _USE_CONFIG.search(source)
-    return match.group(1) if match else None
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,48 @@
-"""Tools: Python callables with a JSON schema, optionally requiring approval before each call."""
+"""Tools: Python callables with a JSON schema, optionally requiring approval before each call.
+
+While a run calls a tool, ``working_directory()`` is that run's working directory. Tools
+the runtime loads by name run in a process of their own with it as their current
+directory (``tool_process``); a tool given as a Python object runs in the caller's
+thread, where the process's current directory is left alone (changing it would race
+with every other thread), so such a tool asks ``working_directory()`` instead.
+"""
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import inspect
 import json
+import os
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from nexa_lsp.runtime.errors import ToolDefinitionError
 
 _JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_WORKING_DIRECTORY: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "nexa_tool_working_directory", default=None
+)
+
+
+def working_directory() -> Path:
+    """The working directory of the run calling the current tool (else the process's own)."""
+    return Path(_WORKING_DIRECTORY.get() or os.getcwd())
+
+
+@contextmanager
+def calling_in(directory: str | None) -> Iterator[None]:
+    """Within the block, ``working_directory()`` is ``directory`` (for this thread only)."""
+    token = _WORKING_DIRECTORY.set(directory)
+    try:
+        yield
+    finally:
+        _WORKING_DIRECTORY.reset(token)
 
 
 @dataclass(frozen=True)
@@ -49,6 +78,8 @@ class Tool:
             signature = inspect.signature(self.function)
         except (TypeError, ValueError):  # a builtin or C function: nothing to check here
             return None
+        if all(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()):
+            return self._schema_problem(arguments)  # a function run elsewhere: its schema says
         try:
             signature.bind(**arguments)
         except TypeError as exc:
@@ -69,6 +100,21 @@ class Tool:
                 problems.append("missing " + ", ".join(repr(name) for name in missing))
             return "; ".join(problems) or str(exc)
         return None
+
+    def _schema_problem(self, arguments: Mapping[str, Any]) -> str | None:
+        """Missing required or unexpected names, judged by the parameter schema alone."""
+        properties = self.parameters.get("properties")
+        if not isinstance(properties, Mapping) or not properties:
+            return None  # no parameters declared: nothing is known to check against
+        required = self.parameters.get("required") or ()
+        problems: list[str] = []
+        unexpected = [name for name in arguments if name not in properties]
+        missing = [name for name in required if name not in arguments]
+        if unexpected:
+            problems.append("unexpected " + ", ".join(repr(name) for name in unexpected))
+        if missing:
+            problems.append("missing " + ", ".join(repr(name) for name in missing))
+        return "; ".join(problems) or None
 
     def call(self, arguments: Mapping[str, Any]) -> str:
         """Run the tool and return its result as text (non-strings are JSON-encoded)."""

@@ -37,7 +37,7 @@ POINTS = (
     "tool_started",  # deploy is running (its side effect already happened)
     "tool_returned",  # deploy returned; its completion is not saved yet
     "tool_recorded",  # deploy's completion is saved
-    "save_insert",  # inside the SQLite statement that saves deploy's completion
+    "save_insert",  # inside the SQLite statement that writes deploy's completion
     "save_commit",  # that statement ran, its transaction is not committed yet
     "second_tool_started",  # notify is running after deploy completed and was saved
     "final_save",  # the final answer is being saved (before COMMIT)
@@ -187,7 +187,7 @@ class LoggedSave:
             connection.set_trace_callback(statements.append)
 
             def inside_statement() -> int:
-                if statements and statements[-1].startswith("INSERT"):
+                if statements and statements[-1].startswith(("INSERT", "UPDATE")):  # the write
                     pause(self.marker, f"{self.point} inside {statements[-1].split()[0]}")
                 return 0
 

@@ -138,6 +138,6 @@ def test_artifact_files_are_written_whole(tmp_path: Path) -> None:
     """A reader never sees half a file: the text goes to a temporary file renamed into place."""
     root = tmp_path / "artifacts"
     write_artifact(str(root), "run_1", "call", "a" * 1_000_000)
-    leftovers = [p.name for p in (root / "run_1").iterdir() if p.name.startswith(".tmp-")]
+    leftovers = [p.name for p in (root / "run_1").iterdir() if p.name != "call.txt"]
     assert leftovers == []
     assert os.path.getsize(root / "run_1" / "call.txt") == 1_000_000

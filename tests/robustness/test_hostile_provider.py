@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from nexa_lsp.runtime.agent import MAX_REJECTED_TURNS, NexaAgent
+from nexa_lsp.runtime.agent import NexaAgent
 from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
+from nexa_lsp.runtime.run_loop.driver import MAX_REJECTED_TURNS
 from nexa_lsp.runtime.run_state import RunConfig, RunState, RunStatus
 from nexa_lsp.runtime.tools import tool
 from tests.robustness.hostile_server import (

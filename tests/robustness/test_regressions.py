@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from nexa_lsp.runtime.agent import MAX_REJECTED_TURNS, NexaAgent
+from nexa_lsp.runtime.agent import NexaAgent
 from nexa_lsp.runtime.artifacts import read_artifact
 from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
 from nexa_lsp.runtime.declarations import agent_from_declaration
@@ -22,6 +22,7 @@ from nexa_lsp.runtime.events import CancelToken
 from nexa_lsp.runtime.providers import provider_from_settings
 from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest
 from nexa_lsp.runtime.providers.scripted import ScriptedProvider
+from nexa_lsp.runtime.run_loop.driver import MAX_REJECTED_TURNS
 from nexa_lsp.runtime.run_state import RunConfig, RunState, RunStatus
 from nexa_lsp.runtime.settings import Settings
 from nexa_lsp.runtime.tools import tool
@@ -210,3 +211,29 @@ def test_r14_call_ids_that_differ_only_in_unsafe_characters_get_distinct_artifac
     assert len({m.artifact for m in messages}) == 2
     assert sorted(read_artifact(state, m) for m in messages) == sorted(results.values())
     assert json.loads(state.to_json())["status"] == "completed"
+
+
+def test_r18_a_run_failing_after_some_steps_keeps_them(tmp_path: Path) -> None:
+    """Found by the claim race: a provider error after a tool call saved the failure over the
+    state the run had *started* from (losing the tool call, its journal entry and usage)."""
+    sent: list[str] = []
+    agent = NexaAgent(
+        "A",
+        tools=[mail_tool(sent)],
+        provider=ScriptedProvider(
+            {
+                "replies": [
+                    {"text": "寄出", "tool_calls": [{"id": "c1", "name": "send_mail", "arguments": {"to": "li"}}]},
+                    {"error": "the provider went away"},
+                ]
+            }
+        ),
+    )
+    with SQLiteCheckpointStore(tmp_path / "runs.sqlite3") as store:
+        state = agent.execute("go", save=store.save)
+        stored = store.load(state.run_id)
+    assert state.status.value == "failed" and sent == ["li"]
+    for kept in (state, stored):
+        assert [(e.call_id, e.status) for e in kept.journal] == [("c1", "completed")]
+        assert [m.role for m in kept.history] == ["user", "assistant", "tool"]
+        assert kept.usage.tool_calls == 1 and kept.error is not None and "went away" in kept.error.message

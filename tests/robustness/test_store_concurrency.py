@@ -34,6 +34,7 @@ WRITER = textwrap.dedent(
     import hashlib, sys, time
     from pathlib import Path
     from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
+    from nexa_lsp.runtime.errors import RunChangedError
     from nexa_lsp.runtime.run_state import (AgentFingerprint, RunConfig, RunMetadata, RunState, RunStatus)
 
     path, tag, count, shared, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5])
@@ -49,13 +50,24 @@ WRITER = textwrap.dedent(
             started_at=time.time(), deadline=None, output=hashlib.sha256(text.encode()).hexdigest(),
         )
 
+    shared_saves = refused = 0
     for index in range(count):
         text = f"{tag} {index} " + "字" * (index % 200)
         store.save(state(f"run_{tag}_{index}", text, RunStatus.COMPLETED))
         if index % 10 == 0:
-            # everyone rewrites the same few runs (settled, so no owner applies)
-            store.save(state(f"run_shared_{(index // 10) % shared}", text + " shared", RunStatus.COMPLETED))
-    print("saved", count)
+            # everyone rewrites the same few runs: read, change, save (compare-and-swap);
+            # a save based on a stale read is refused and retried
+            run_id = f"run_shared_{(index // 10) % shared}"
+            while True:
+                current = store.get(run_id)
+                new = state(run_id, text + " shared", RunStatus.COMPLETED)
+                try:
+                    store.save(new if current is None else new.at_revision(current.revision))
+                    shared_saves += 1
+                    break
+                except RunChangedError:
+                    refused += 1
+    print("saved", count, shared_saves, refused)
     """
 )
 
@@ -106,9 +118,11 @@ def test_processes_saving_500_states_each_at_once_lose_nothing(tmp_path: Path) -
     outputs = [proc.communicate(timeout=120) for proc in procs]
     stop.touch()
     reader_out, reader_err = reader.communicate(timeout=60)
+    shared_saves = 0
     for proc, (out, err) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, err
-        assert "locked" not in err and out.strip() == f"saved {count}"
+        assert "locked" not in err and out.startswith(f"saved {count} ")
+        shared_saves += int(out.split()[2])
     assert reader.returncode == 0 and "locked" not in reader_err, reader_err
     assert int(reader_out.split()[1]) > 0
 
@@ -122,6 +136,8 @@ def test_processes_saving_500_states_each_at_once_lose_nothing(tmp_path: Path) -
                 assert f"run_w{n}_{index}" in by_id, f"lost run_w{n}_{index}"
         for state in states:
             assert state.output == hashlib.sha256(state.input.encode()).hexdigest(), f"torn {state.run_id}"
+        # no lost update: every accepted shared save made its run exactly one revision newer
+        assert sum(by_id[f"run_shared_{n}"].revision for n in range(shared)) == shared_saves
     # the writes really were concurrent: in insertion order the writers alternate many times
     raw = sqlite3.connect(store_path)
     order = [row[0].split("_")[1] for row in raw.execute("SELECT run_id FROM runs ORDER BY rowid") if "_w" in row[0]]

@@ -15,7 +15,7 @@ from runtime_helpers import call, counting_tool, scripted, subprocess_env
 
 from nexa_lsp.runtime.agent import NexaAgent
 from nexa_lsp.runtime.checkpoints import SCHEMA_VERSION, SQLiteCheckpointStore
-from nexa_lsp.runtime.errors import CheckpointError, RunNotFoundError, StoreSchemaTooNewError
+from nexa_lsp.runtime.errors import CheckpointError, RunChangedError, RunNotFoundError, StoreSchemaTooNewError
 from nexa_lsp.runtime.run_state import RunStatus
 
 
@@ -53,7 +53,8 @@ def test_each_save_is_one_transaction(store: SQLiteCheckpointStore) -> None:
     store.save(state)
     connection.set_trace_callback(None)
     assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
-    assert len(statements) == 3
+    # the compare-and-swap reads the stored revision and writes inside that one transaction
+    assert [s.split()[0] for s in statements] == ["BEGIN", "SELECT", "INSERT", "COMMIT"]
 
 
 def hold_write_lock(path: Path, seconds: float, ready: threading.Event) -> None:
@@ -92,7 +93,7 @@ def test_save_gives_a_clear_error_when_locked_past_the_busy_timeout(tmp_path: Pa
 
 
 def test_new_store_has_the_current_schema_version(store: SQLiteCheckpointStore) -> None:
-    assert store.schema_version() == SCHEMA_VERSION == 2
+    assert store.schema_version() == SCHEMA_VERSION == 3
 
 
 def test_version_1_store_is_migrated_when_opened(tmp_path: Path) -> None:
@@ -167,8 +168,9 @@ def test_listing_by_session_agent_status_and_latest_per_agent(store: SQLiteCheck
 
 def test_store_is_safe_from_many_threads(store: SQLiteCheckpointStore) -> None:
     agent = NexaAgent("T")
-    base = agent.execute("go")
+    base = store.save(agent.execute("go"))
     errors: list[BaseException] = []
+    refusals: list[int] = []
 
     def worker(index: int) -> None:
         try:
@@ -176,7 +178,13 @@ def test_store_is_safe_from_many_threads(store: SQLiteCheckpointStore) -> None:
                 run = base.evolve(run_id=f"run_t{index}_{step}", output=f"{index}-{step}")
                 store.save(run)
                 assert store.load(run.run_id).output == f"{index}-{step}"
-                store.save(base.evolve(output=f"shared {index} {step}"))
+                while True:  # read, change, save; a save based on a stale read is refused
+                    current = store.load(base.run_id)
+                    try:
+                        store.save(current.evolve(output=f"shared {index} {step}"))
+                        break
+                    except RunChangedError:
+                        refusals.append(index)
         except BaseException as exc:
             errors.append(exc)
 
@@ -187,7 +195,9 @@ def test_store_is_safe_from_many_threads(store: SQLiteCheckpointStore) -> None:
         thread.join()
     assert errors == []
     assert store.count() == 6 * 20 + 1
-    assert store.load(base.run_id).output.startswith("shared")
+    shared = store.load(base.run_id)
+    assert shared.output.startswith("shared")
+    assert shared.revision == base.revision + 6 * 20, "every accepted save counted once, none lost"
 
 
 WRITER = textwrap.dedent(

@@ -65,7 +65,7 @@ def test_approval_has_no_effect_on_the_24_path(tmp_path: Path) -> None:
     assert not any(tl.approval_required for tl in agent.tools)
 
 
-def test_building_imports_no_user_code_and_python_tools_load_on_first_call(tmp_path: Path) -> None:
+def test_building_imports_no_user_code_and_python_tools_run_in_a_tool_process(tmp_path: Path) -> None:
     module = tmp_path / "nx_bridge_tools.py"
     module.write_text("LOADED = True\ndef remote(**kw):\n    return 'remote says hi'\n", encoding="utf-8")
     (tmp_path / "clerk.nx").write_text(PROGRAM_30, encoding="utf-8")
@@ -76,8 +76,7 @@ def test_building_imports_no_user_code_and_python_tools_load_on_first_call(tmp_p
     )
     assert state.success
     assert next(m for m in state.history if m.role == "tool").content == "remote says hi"
-    assert "nx_bridge_tools" in sys.modules
-    del sys.modules["nx_bridge_tools"]
+    assert "nx_bridge_tools" not in sys.modules, "the tool ran in a process of its own"
 
 
 def test_declared_tool_without_implementation_fails_the_run_clearly(tmp_path: Path) -> None:

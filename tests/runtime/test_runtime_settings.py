@@ -18,7 +18,7 @@ from nexa_lsp.runtime.providers import (
     split_model_id,
 )
 from nexa_lsp.runtime.run_state import RunConfig
-from nexa_lsp.runtime.settings import Settings, parse_nxs, use_config_name
+from nexa_lsp.runtime.settings import Settings, parse_nxs
 
 
 def test_parse_flat_keys_blocks_literals_and_comments() -> None:
@@ -83,11 +83,6 @@ def test_lookup_order_active_block_default_block_flat_environment(tmp_path: Path
     settings = Settings.load(tmp_path, "prod", environ={"A": "env", "D": "env"})
     assert [settings.get(k) for k in "ABCD"] == ["prod", "default", "flat", "env"]
     assert Settings.load(tmp_path, None, environ={}).get("A") == "default"
-
-
-def test_use_config_statement_is_found_in_a_program() -> None:
-    assert use_config_name('// hi\nuse config staging;\nagent A { prompt: "x" }') == "staging"
-    assert use_config_name('agent A { prompt: "x" }') is None
 
 
 def test_provider_credentials_order(tmp_path: Path) -> None:

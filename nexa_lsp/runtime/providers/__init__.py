@@ -8,7 +8,7 @@ uses the offline ``scripted`` provider (``DEFAULT_PROVIDER``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from nexa_lsp.runtime.errors import ProviderConfigError
 from nexa_lsp.runtime.providers.anthropic import AnthropicProvider
@@ -29,6 +29,7 @@ __all__ = [
     "ProviderReply",
     "ProviderRequest",
     "ScriptedProvider",
+    "SettingsProvider",
     "ToolSpec",
     "provider_from_settings",
     "split_model_id",
@@ -71,11 +72,16 @@ def _truthy(value: Any) -> bool:
     return str(value).strip().lower() not in ("0", "false", "no", "off", "")
 
 
+SettingsProvider: TypeAlias = OpenAIChatProvider | OpenAIResponsesProvider | AnthropicProvider | ScriptedProvider
+"""What ``provider_from_settings`` builds; ``close()`` releases its connections."""
+
+
 def provider_from_settings(
     name: str, settings: Settings, working_directory: Path | None = None, max_retries: int | None = None
-) -> Provider:
+) -> SettingsProvider:
     """Build provider ``name`` from settings (see ``Settings.provider`` for the lookup order);
-    ``max_retries`` (from the run configuration) overrides the ``MAX_RETRIES`` setting."""
+    ``max_retries`` (from the run configuration) overrides the ``MAX_RETRIES`` setting.
+    Whoever builds one closes it when done (``close()``)."""
     config = settings.provider(name)
     if config.api not in APIS:
         raise ProviderConfigError(f"provider {name!r} has API = {config.api!r}; use one of {', '.join(APIS)}")

@@ -15,7 +15,15 @@ from typing import Any
 from nexa_lsp.runtime.errors import ProviderResponseError
 from nexa_lsp.runtime.events import CancelToken
 from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest, missing_model_error
-from nexa_lsp.runtime.providers.http import HttpOptions, HttpTransport, exchange, parse_json, require_dict, sse_events
+from nexa_lsp.runtime.providers.http import (
+    HttpOptions,
+    HttpProvider,
+    HttpTransport,
+    exchange,
+    parse_json,
+    require_dict,
+    sse_events,
+)
 from nexa_lsp.runtime.run_state import Message, ToolCall
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -58,7 +66,7 @@ def anthropic_messages(history: tuple[Message, ...]) -> list[dict[str, Any]]:
     return messages
 
 
-class AnthropicProvider:
+class AnthropicProvider(HttpProvider):
     """The Anthropic Messages API."""
 
     def __init__(

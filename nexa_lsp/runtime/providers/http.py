@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import base64
 import json
-import logging
 import random
-import re
 import time
-import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,14 +25,13 @@ from nexa_lsp.runtime.errors import (
     ProviderUnavailableError,
 )
 from nexa_lsp.runtime.events import CancelToken
+from nexa_lsp.runtime.redaction import LOG_FILTER, MIN_SECRET, REDACTED, redact_url, scrub, url_secrets
 
 ReplyT = TypeVar("ReplyT")
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 DEFAULT_ANSWER_TIMEOUT = 900.0
-REDACTED = "[redacted]"
-_SECRET_QUERY = re.compile(r"(key|token|secret|password|passwd|pwd|sig|signature|auth|credential)", re.IGNORECASE)
 # errors a reader of a provider answer raises when the answer has an unexpected shape
 ANSWER_SHAPE_ERRORS = (KeyError, IndexError, TypeError, AttributeError, ValueError, RecursionError)
 
@@ -62,71 +57,10 @@ class HttpOptions:
     (so no read ever times out) but never finishes is stopped (NXR035)."""
 
 
-def redact_url(url: str) -> str:
-    """``url`` without a password in it and without the values of secret-looking query parameters."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        return REDACTED
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, host = netloc.rpartition("@")
-        user = userinfo.partition(":")[0]
-        netloc = f"{user}:{REDACTED}@{host}" if ":" in userinfo else f"{REDACTED}@{host}"
-    query = parts.query
-    if query:
-        pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
-        query = "&".join(f"{key}={REDACTED if _SECRET_QUERY.search(key) else value}" for key, value in pairs)
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
-
 def secrets_of(options: HttpOptions) -> tuple[str, ...]:
     """The secret strings of an endpoint (its key, and a password or secret values in its URL)."""
-    found: list[str] = []
-    if options.api_key and len(options.api_key) >= 4:
-        found.append(options.api_key)
-    try:
-        parts = urllib.parse.urlsplit(options.base_url)
-    except ValueError:
-        return tuple(found)
-    if parts.password and len(parts.password) >= 4:
-        found.append(parts.password)
-        # httpx sends URL credentials as HTTP Basic: an echo of the header carries them encoded
-        userinfo = f"{urllib.parse.unquote(parts.username or '')}:{urllib.parse.unquote(parts.password)}"
-        found.append(base64.b64encode(userinfo.encode("utf-8")).decode("ascii"))
-    for key, value in urllib.parse.parse_qsl(parts.query):
-        if _SECRET_QUERY.search(key) and len(value) >= 4:
-            found.append(value)
-    return tuple(found)
-
-
-def redact(text: str, secrets: tuple[str, ...] | set[str]) -> str:
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, REDACTED)
-    return text
-
-
-class _RedactingFilter(logging.Filter):
-    """Removes every registered secret from the records of the HTTP libraries' loggers
-    (httpx logs each request's URL at INFO, and a URL may carry a password or a token)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.secrets: set[str] = set()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if self.secrets:
-            message = record.getMessage()
-            cleaned = redact(message, set(self.secrets))
-            if cleaned != message:
-                record.msg, record.args = cleaned, ()
-        return True
-
-
-_LOG_FILTER = _RedactingFilter()
-for _name in ("httpx", "httpcore", "httpcore.http11", "httpcore.http2", "httpcore.connection", "httpcore.proxy"):
-    logging.getLogger(_name).addFilter(_LOG_FILTER)
+    key = (options.api_key,) if options.api_key and len(options.api_key) >= MIN_SECRET else ()
+    return key + url_secrets(options.base_url)
 
 
 def _excerpt(body: bytes, limit: int = 300) -> str:
@@ -159,12 +93,11 @@ class HttpTransport:
         self._headers = dict(headers)
         self._client: httpx.Client | None = None
         self._secrets = secrets_of(options)
-        _LOG_FILTER.secrets.update(self._secrets)
         self._secret_bytes = tuple(secret.encode("utf-8") for secret in self._secrets)
 
     def redact(self, text: str) -> str:
         """``text`` with this endpoint's key and URL secrets replaced by ``[redacted]``."""
-        return redact(text, self._secrets)
+        return scrub(text, self._secrets)
 
     def _redact_bytes(self, data: bytes) -> bytes:
         for secret in self._secret_bytes:
@@ -221,13 +154,14 @@ class HttpTransport:
     def post(self, path: str, body: Mapping[str, Any], cancel: CancelToken) -> Iterator[StreamedResponse]:
         """Open the answer to a JSON POST (after retries); the connection closes on exit."""
         started = time.monotonic()
-        response = self._open(self.url(path), body, cancel)
-        try:
-            content_type = response.headers.get("content-type", "")
-            lines = self._limited_lines(response, cancel, started + self.options.answer_timeout)
-            yield StreamedResponse("text/event-stream" in content_type, lines)
-        finally:
-            response.close()
+        with LOG_FILTER.hiding(self._secrets):  # httpx logs each request's URL
+            response = self._open(self.url(path), body, cancel)
+            try:
+                content_type = response.headers.get("content-type", "")
+                lines = self._limited_lines(response, cancel, started + self.options.answer_timeout)
+                yield StreamedResponse("text/event-stream" in content_type, lines)
+            finally:
+                response.close()
 
     def _open(self, url: str, body: Mapping[str, Any], cancel: CancelToken) -> httpx.Response:
         last_problem = ""
@@ -349,6 +283,15 @@ class HttpTransport:
             ) from exc
         if buffer:
             yield self._redact_bytes(buffer).decode("utf-8", "replace")
+
+
+class HttpProvider:
+    """Base of the providers that talk HTTP: ``close`` releases the connection pool."""
+
+    transport: HttpTransport
+
+    def close(self) -> None:
+        self.transport.close()
 
 
 def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:

@@ -10,7 +10,15 @@ from typing import Any
 from nexa_lsp.runtime.errors import ProviderResponseError
 from nexa_lsp.runtime.events import CancelToken
 from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest, missing_model_error
-from nexa_lsp.runtime.providers.http import HttpOptions, HttpTransport, exchange, parse_json, require_dict, sse_events
+from nexa_lsp.runtime.providers.http import (
+    HttpOptions,
+    HttpProvider,
+    HttpTransport,
+    exchange,
+    parse_json,
+    require_dict,
+    sse_events,
+)
 from nexa_lsp.runtime.run_state import Message, ToolCall
 
 
@@ -53,7 +61,7 @@ class _ToolCallParts:
     arguments: list[str] = field(default_factory=list)
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(HttpProvider):
     """Any endpoint speaking the OpenAI Chat Completions protocol (OpenAI, DeepSeek, vLLM, ...)."""
 
     def __init__(self, options: HttpOptions, name: str = "openai", default_model: str | None = None) -> None:

@@ -17,7 +17,15 @@ from typing import Any
 from nexa_lsp.runtime.errors import ProviderResponseError
 from nexa_lsp.runtime.events import CancelToken
 from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest, missing_model_error
-from nexa_lsp.runtime.providers.http import HttpOptions, HttpTransport, exchange, parse_json, require_dict, sse_events
+from nexa_lsp.runtime.providers.http import (
+    HttpOptions,
+    HttpProvider,
+    HttpTransport,
+    exchange,
+    parse_json,
+    require_dict,
+    sse_events,
+)
 from nexa_lsp.runtime.run_state import Message, ToolCall
 
 
@@ -38,7 +46,7 @@ def _items_of(message: Message) -> list[dict[str, Any]]:
     return items
 
 
-class OpenAIResponsesProvider:
+class OpenAIResponsesProvider(HttpProvider):
     """The OpenAI Responses API, keeping cursors and encrypted reasoning across turns."""
 
     def __init__(

@@ -72,6 +72,9 @@ class ScriptedProvider:
             raise ProviderResponseError(f"the provider script {path} must hold a JSON object")
         return cls(data, name=name)
 
+    def close(self) -> None:
+        """Nothing to release (like the HTTP providers' ``close``)."""
+
     def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
         turn = sum(1 for m in request.history if m.role == "assistant")
         entry: Mapping[str, Any]
