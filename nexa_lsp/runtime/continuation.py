@@ -11,7 +11,7 @@ resume would have (``blockers_for_fingerprint``, ``resume_blockers_for_fingerpri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from nexa_lsp.runtime.errors import (
     AgentDefinitionMismatchError,
@@ -25,8 +25,10 @@ from nexa_lsp.runtime.errors import (
     UnknownToolOutcomeError,
     WorkingDirectoryMismatchError,
 )
-from nexa_lsp.runtime.providers.base import Provider
 from nexa_lsp.runtime.run_state import AgentFingerprint, Message, RunConfig, RunState, RunStatus
+
+if TYPE_CHECKING:  # the providers package loads httpx; the checks only name the type
+    from nexa_lsp.runtime.providers.base import Provider
 
 
 class FingerprintSource(Protocol):
