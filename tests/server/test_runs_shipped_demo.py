@@ -17,8 +17,10 @@ from tests.server.test_runs_lenses import NEOVIM_WITH_LENSES, click
 from tests.server.test_runs_support import (
     VSCODE,
     Workspace,
+    command,
     eventually,
     lenses,
+    make_workspace,
     open_workspace_document,
     session,
     wait_status,
@@ -106,3 +108,46 @@ async def test_the_shipped_demo_executes_is_approved_and_continues_from_its_lens
     assert status == "completed" and follow_up.input == FOLLOW_UP and follow_up.parent_run_id == first
     assert follow_up.session_id == state.session_id
     assert follow_up.output.startswith("Conclusion: the holder of badge 4411")
+
+
+UNPINNED = """nexa 3.0;
+
+// 工具没有 python: 属性 (the editor setting names its module)
+tool lookup { description: "查找证据", parameters: {"case": "string"} }
+
+agent Analyst uses lookup {
+    prompt: "Work from evidence.",
+    model: "scripted/demo"
+}
+"""
+LOOKUP_ONCE = [
+    {"text": "查一下。", "tool_calls": [{"id": "c1", "name": "lookup", "arguments": {"case": "七"}}]},
+    {"text": "Done."},
+]
+
+
+@pytest.mark.parametrize("profile", [VSCODE, NEOVIM_WITH_LENSES])
+async def test_the_tool_modules_setting_is_where_the_editor_finds_tools(profile: str, tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path, LOOKUP_ONCE, text=UNPINNED)
+    (ws.folder / "lib").mkdir()
+    (ws.folder / "ws_tools.py").rename(ws.folder / "lib" / "ws_tools.py")
+    options = {"runs": {"toolModules": ["lib/ws_tools.py"]}}
+    async with session(profile, ws.folder, options=options) as client:
+        await open_workspace_document(client, ws)
+        run_id = (await command(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="查"))["run_id"]
+        await wait_status(client, run_id, "completed")
+    calls = (ws.folder / "lib" / "tool_calls.log").read_text(encoding="utf-8").splitlines()
+    assert calls == ["lookup [('case', '七')]"]
+
+
+async def test_without_the_setting_nxr041_names_the_places_looked_at(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path, LOOKUP_ONCE, text=UNPINNED)
+    async with session(VSCODE, ws.folder) as client:
+        await open_workspace_document(client, ws)
+        run_id = (await command(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="查"))["run_id"]
+        await wait_status(client, run_id, "failed")
+    state = RunState.from_json(next(row[3] for row in ws.rows() if row[0] == run_id))
+    assert state.error is not None and "NXR041" in state.error.message
+    assert f"setting nexa.runs.toolModules (workspace folder {ws.folder}): none named" in state.error.message
+    assert "TOOL_MODULES in .nxs files of" in state.error.message
+    assert ws.tool_call_names() == []
