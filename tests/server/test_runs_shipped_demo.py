@@ -13,6 +13,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from nexa_lsp.runtime.run_state import RunState
+from tests.server.conftest import wait_until
 from tests.server.test_runs_lenses import NEOVIM_WITH_LENSES, click
 from tests.server.test_runs_support import (
     VSCODE,
@@ -146,6 +147,8 @@ async def test_without_the_setting_nxr041_names_the_places_looked_at(tmp_path: P
         await open_workspace_document(client, ws)
         run_id = (await command(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="查"))["run_id"]
         await wait_status(client, run_id, "failed")
+        asked = await wait_until(lambda: [r for r in client.message_requests if run_id[:12] in r.message])  # type: ignore[attr-defined]
+        assert "NXR041" in asked[0].message and "nexa.runs.toolModules" in asked[0].message  # the notification says it
     state = RunState.from_json(next(row[3] for row in ws.rows() if row[0] == run_id))
     assert state.error is not None and "NXR041" in state.error.message
     assert f"setting nexa.runs.toolModules (workspace folder {ws.folder}): none named" in state.error.message
