@@ -197,7 +197,7 @@ def _listing(directory: Path) -> tuple[Path, ...]:
         cached = _LISTINGS.get(directory)
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    found = tuple(sorted(p for p in directory.glob("*.nxs") if p.is_file())) if directory.is_dir() else ()
+    found = tuple(sorted(p for p in directory.glob("*.nxs") if not p.is_dir())) if directory.is_dir() else ()
     _remember(_LISTINGS, directory, (stamp, found))
     return found
 

@@ -5,7 +5,10 @@ is approved, completes, and continues, in the VS Code and the Neovim profile."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,7 @@ from pytest_lsp import LanguageClient
 
 from nexa_lsp.runtime.run_state import RunState
 from tests.runtime.loopback import LoopbackServer, json_answer
-from tests.server.conftest import wait_until
+from tests.server.conftest import TIMEOUT, position_of, wait_until
 from tests.server.test_runs_lenses import NEOVIM_WITH_LENSES, click
 from tests.server.test_runs_safety import LOOP_AGENT
 from tests.server.test_runs_support import (
@@ -183,3 +186,33 @@ async def test_a_provider_answering_500_fails_the_run_with_its_code_shown(profil
                 )
                 assert expected in errors[0].message and "transcript: " in errors[0].message
         assert len(provider.requests) == 1  # one request, no retries
+
+
+async def test_lenses_read_the_nxs_settings_off_the_event_loop(tmp_path: Path) -> None:
+    """A ``.nxs`` file that cannot be read yet (a named pipe nobody writes: a stalled network
+    drive) holds up the lenses, not hover."""
+    ws = make_workspace(tmp_path, LOOKUP_ONCE, text=UNPINNED)
+    stalled = ws.folder / "stalled.nxs"
+    os.mkfifo(stalled)
+
+    def unblock() -> None:
+        with open(stalled, "w", encoding="utf-8") as pipe:  # waits for the server to open it
+            pipe.write('MODEL = "模型"\n')
+
+    writer = threading.Thread(target=unblock, daemon=True)
+    async with session(VSCODE, ws.folder) as client:
+        try:
+            await open_workspace_document(client, ws)
+            lens_request = asyncio.ensure_future(lenses(client, ws))
+            await asyncio.sleep(0.5)
+            question = lsp.HoverParams(
+                text_document=lsp.TextDocumentIdentifier(uri=ws.uri), position=position_of(ws.text, "agent Analyst", 7)
+            )
+            hover = await asyncio.wait_for(client.text_document_hover_async(question), 5.0)
+            assert hover is not None and "Analyst" in str(hover.contents)
+            assert not lens_request.done()  # still waiting for the settings file
+        finally:
+            writer.start()
+        found = await asyncio.wait_for(lens_request, TIMEOUT)
+        assert any(x.command is not None and x.command.command == "nexa.execute" for x in found)
+    writer.join(TIMEOUT)
