@@ -16,6 +16,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from nexa_lsp.runtime.run_state import RunState
+from nexa_lsp.server.settings import ServerSettings
 from tests.runtime.loopback import LoopbackServer, json_answer
 from tests.server.conftest import TIMEOUT, position_of, wait_until
 from tests.server.test_runs_lenses import NEOVIM_WITH_LENSES, click
@@ -216,3 +217,15 @@ async def test_lenses_read_the_nxs_settings_off_the_event_loop(tmp_path: Path) -
         found = await asyncio.wait_for(lens_request, TIMEOUT)
         assert any(x.command is not None and x.command.command == "nexa.execute" for x in found)
     writer.join(TIMEOUT)
+
+
+def test_the_tool_modules_setting_takes_a_list_of_paths() -> None:
+    base = ServerSettings()
+    assert base.runs_tool_modules == ()
+    listed, problems = base.updated({"runs": {"toolModules": ["工具/a.py", " b.py ", ""]}})
+    assert listed.runs_tool_modules == ("工具/a.py", "b.py") and problems == []
+    joined, problems = base.updated({"runs": {"toolModules": "a.py, b.py"}})
+    assert joined.runs_tool_modules == ("a.py", "b.py") and problems == []
+    kept, problems = listed.updated({"runs": {"toolModules": {"a": 1}}})
+    assert kept.runs_tool_modules == ("工具/a.py", "b.py")
+    assert problems == ["setting nexa.runs.toolModules should be a list of paths, got {'a': 1}; ignored"]
