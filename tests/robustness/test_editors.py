@@ -94,20 +94,16 @@ def neovim_command(nvim: str, driver: str, source: Path) -> list[str]:
     return [nvim, "--headless", "-i", "NONE", "-n", "-u", init, "-c", f"luafile {EDITORS / driver}", str(source)]
 
 
-def project(
-    tmp_path: Path, path: str | None = None, source_text: str = SOURCE, name: str = "draft.nx"
-) -> tuple[Path, dict[str, str]]:
-    """A project folder with the source, and an environment whose PATH has a `nexa-lsp` of this checkout."""
-    root = tmp_path / "project"
-    (root / ".git").mkdir(parents=True)
-    source = root / name
-    source.write_text(source_text, encoding="utf-8")
+def editor_env(tmp_path: Path, source: Path, path: str | None = None, **extra: str) -> dict[str, str]:
+    """An environment for an editor opening ``source``: a home of its own, and a PATH (``path``,
+    else this process's) starting with a `nexa-lsp` launcher of this checkout (in tmp_path/bin)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     launcher = bin_dir / "nexa-lsp"
     launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m nexa_lsp "$@"\n', encoding="utf-8")
     launcher.chmod(launcher.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    env = subprocess_env(
+    (tmp_path / "home").mkdir()
+    return subprocess_env(
         PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '') if path is None else path}",
         HOME=str(tmp_path / "home"),
         XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"),
@@ -115,14 +111,27 @@ def project(
         XDG_STATE_HOME=str(tmp_path / "home" / ".local" / "state"),
         NEXA_TEST_FILE=str(source),
         NEXA_TEST_RESULT=str(tmp_path / "result.json"),
+        NEXA_TEST_TIMEOUT_MS="60000",
+        TERM="dumb",
+        **extra,
+    )
+
+
+def project(tmp_path: Path, path: str | None = None) -> tuple[Path, dict[str, str]]:
+    """A project folder with the source, and an environment whose PATH has a `nexa-lsp` of this checkout."""
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    source = root / "draft.nx"
+    source.write_text(SOURCE, encoding="utf-8")
+    env = editor_env(
+        tmp_path,
+        source,
+        path,
         NEXA_HOVER_LINE=str(HOVER_LINE),
         NEXA_HOVER_COL=str(HOVER_COL),
         NEXA_EXPECT_CODES=EXPECT_CODES,
         NEXA_FLOAT_CODE="NXM002",
-        NEXA_TEST_TIMEOUT_MS="60000",
-        TERM="dumb",
     )
-    (tmp_path / "home").mkdir()
     return source, env
 
 
