@@ -84,6 +84,13 @@ def assert_executed_approved_continued(data: dict[str, Any], runs: list[dict[str
     assert first["pending_approvals"] == [] and first["unknown_outcomes"] == [], first
 
 
+def assert_quiet_neovim_log(tmp_path: Path) -> None:
+    """Neovim logs what the server writes to stderr as ERROR: a run, failed or not, writes none."""
+    logs = list((tmp_path / "home").rglob("lsp.log"))
+    errors = [line for log in logs for line in log.read_text(encoding="utf-8", errors="replace").splitlines()]
+    assert not [line for line in errors if "ERROR" in line or "Traceback" in line], errors
+
+
 def lens_steps(*steps: tuple[str, str]) -> str:
     return json.dumps([{"lens": lens, "until": until} for lens, until in steps])
 
@@ -111,6 +118,7 @@ def test_neovim_runs_the_shipped_demo_from_its_lenses(tmp_path: Path, version: s
     assert f'▶ Execute "{EXECUTE_TASK}"' in data["steps"][0]["lenses_before"], data["steps"]
     assert any(re.fullmatch(r"run_[0-9a-f]+ completed", t) for t in data["steps"][1]["lenses_before"]), data["steps"]
     assert_executed_approved_continued(data, stored_runs(env, workspace))
+    assert_quiet_neovim_log(tmp_path)
 
 
 def test_emacs_eglot_runs_the_shipped_demo_from_code_actions(tmp_path: Path) -> None:
@@ -217,3 +225,4 @@ def test_neovim_shows_a_failed_run_with_its_code(tmp_path: Path, version: str, r
     assert "sk-not-a-real-key" not in json.dumps(data), "the key was shown"
     (run,) = stored_runs(env, workspace)
     assert run["status"] == "failed" and run["run_id"].startswith(shown.group(1)), run
+    assert_quiet_neovim_log(tmp_path)
