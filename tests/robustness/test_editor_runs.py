@@ -5,7 +5,7 @@ The editors load the documented configurations (``editors/nexa.lua``, ``editors/
 the drivers (``editors/driver_runs.lua``, ``editors/driver_runs.el``) override only the
 pickers a user would answer, and record what the editor showed. The store is then read by a
 real ``nexa-lsp runs list --json`` subprocess. A failing run (a provider on loopback that
-refuses the key) must show its NXR code in Neovim.
+refuses the key) must show its NXR code in Neovim and in Emacs.
 """
 
 from __future__ import annotations
@@ -185,6 +185,7 @@ def refusing_provider() -> Iterator[str]:
         thread.join(timeout=10)
 
 
+KEY = "sk-not-a-real-key"
 GREETER = """nexa 3.0;
 
 // 问候: the task literal below becomes the Execute lens
@@ -200,29 +201,54 @@ flow main {
 """
 
 
-@pytest.mark.parametrize("version", NEOVIMS)
-def test_neovim_shows_a_failed_run_with_its_code(tmp_path: Path, version: str, refusing_provider: str) -> None:
-    nvim, path = require_neovim(version)
+def greeter_workspace(tmp_path: Path, provider_url: str) -> Path:
+    """A project whose agent runs against the provider at ``provider_url`` (a .nxs file)."""
     workspace = tmp_path / "project"
     (workspace / ".git").mkdir(parents=True)
-    source = workspace / "greeter.nx"
-    source.write_text(GREETER, encoding="utf-8")
+    (workspace / "greeter.nx").write_text(GREETER, encoding="utf-8")
     (workspace / "project.nxs").write_text(
-        f'PROVIDER = "loopback"\nLOOPBACK_API_KEY = "sk-not-a-real-key"\n'
-        f'LOOPBACK_BASE_URL = {refusing_provider}\nMODEL = "gpt-test"\n',
+        f'PROVIDER = "loopback"\nLOOPBACK_API_KEY = "{KEY}"\nLOOPBACK_BASE_URL = {provider_url}\nMODEL = "gpt-test"\n',
         encoding="utf-8",
     )
-    env = editor_env(
-        tmp_path, source, path, NEXA_LENS_STEPS=lens_steps(('Execute "Say hello"', "Greeter run run_%x+ failed"))
-    )
-    data = run_editor(neovim_command(nvim, "driver_runs.lua", source), env, workspace, Path(env["NEXA_TEST_RESULT"]))
-    assert_neovim_version(data, version)
+    return workspace
+
+
+def assert_failure_shown(message: str, data: dict[str, Any], env: dict[str, str], workspace: Path) -> None:
+    """The message names the run, NXR032 and the transcript; the store has the failed run."""
     assert RefusingProvider.requests, "the run never reached the provider"
-    message = data["steps"][0]["message"]
     shown = re.search(r"Nexa: Greeter run (run_[0-9a-f]+) failed: NXR032 ", message)
     assert shown, message
     assert "- transcript: " in message and str(workspace / ".nexa" / "transcripts") in message, message
-    assert "sk-not-a-real-key" not in json.dumps(data), "the key was shown"
+    assert KEY not in json.dumps(data), "the key was shown"
     (run,) = stored_runs(env, workspace)
     assert run["status"] == "failed" and run["run_id"].startswith(shown.group(1)), run
+
+
+@pytest.mark.parametrize("version", NEOVIMS)
+def test_neovim_shows_a_failed_run_with_its_code(tmp_path: Path, version: str, refusing_provider: str) -> None:
+    nvim, path = require_neovim(version)
+    workspace = greeter_workspace(tmp_path, refusing_provider)
+    source = workspace / "greeter.nx"
+    steps = lens_steps(('Execute "Say hello"', "Greeter run run_%x+ failed"))
+    env = editor_env(tmp_path, source, path, NEXA_LENS_STEPS=steps)
+    data = run_editor(neovim_command(nvim, "driver_runs.lua", source), env, workspace, Path(env["NEXA_TEST_RESULT"]))
+    assert_neovim_version(data, version)
+    assert_failure_shown(data["steps"][0]["message"], data, env, workspace)
     assert_quiet_neovim_log(tmp_path)
+
+
+def test_emacs_eglot_shows_a_failed_run_with_its_code(tmp_path: Path, refusing_provider: str) -> None:
+    emacs = require("emacs")
+    workspace = greeter_workspace(tmp_path, refusing_provider)
+    source = workspace / "greeter.nx"
+    steps = [{"action": 'Execute Greeter "Say hello"', "until": r"Greeter run run_[0-9a-f]+ failed"}]
+    env = editor_env(tmp_path, source, NEXA_ACTION_AT="agent Greeter", NEXA_ACTION_STEPS=json.dumps(steps))
+    data = run_editor(
+        [emacs, "--batch", "-l", str(EDITORS / "nexa.el"), "-l", str(EDITORS / "driver_runs.el")],
+        env,
+        workspace,
+        Path(env["NEXA_TEST_RESULT"]),
+    )
+    message = data["steps"][0]["message"]
+    assert message.startswith("[eglot] Server reports (type=1): "), message  # 1: Error
+    assert_failure_shown(message, data, env, workspace)
