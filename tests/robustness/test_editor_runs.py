@@ -11,6 +11,7 @@ refuses the key) must show its NXR code in Neovim and in Emacs.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -50,9 +51,9 @@ def stored_runs(env: dict[str, str], workspace: Path) -> list[dict[str, Any]]:
     """What `nexa-lsp runs list --json` (a real subprocess, this checkout's) says is in the store."""
     store = workspace / ".nexa" / "runs.sqlite3"
     assert store.exists(), f"no store at {store}"
-    launcher = env["PATH"].split(":")[0] + "/nexa-lsp"
+    launcher = Path(env["PATH"].split(os.pathsep)[0]) / "nexa-lsp"  # editor_env puts it first
     done = subprocess.run(
-        [launcher, "runs", "list", "--json", "--store", str(store)],
+        [str(launcher), "runs", "list", "--json", "--store", str(store)],
         env=env,
         capture_output=True,
         text=True,
