@@ -1,4 +1,4 @@
--- Nexa in Neovim's built-in LSP client. Works on Neovim 0.7 and later (tested with 0.7.2).
+-- Nexa in Neovim's built-in LSP client. Works on Neovim 0.7 and later (tested with 0.7.2 and 0.11.4).
 -- Put it in your init.lua (or load it with `:luafile`); `nexa-lsp` must be on the PATH.
 
 -- .nx and .nxlib files are Nexa sources
@@ -30,15 +30,34 @@ vim.api.nvim_create_autocmd("FileType", {
     vim.bo[args.buf].expandtab = true
     vim.bo[args.buf].shiftwidth = 4
     vim.bo[args.buf].softtabstop = 4
+    local config = {
+      name = "nexa-lsp",
+      cmd = { "nexa-lsp" },
+      root_dir = nexa_root(vim.api.nvim_buf_get_name(args.buf)),
+      -- answers to workspace/configuration (all optional)
+      settings = { nexa = { diagnostics = { migrationHints = true } } },
+    }
+    if vim.lsp.start then
+      -- Neovim 0.8 and later: starts the server, or reuses the one of this root folder
+      vim.lsp.start(config, { bufnr = args.buf })
+      return
+    end
     if nexa_client == nil or vim.lsp.client_is_stopped(nexa_client) then
-      nexa_client = vim.lsp.start_client({
-        name = "nexa-lsp",
-        cmd = { "nexa-lsp" },
-        root_dir = nexa_root(vim.api.nvim_buf_get_name(args.buf)),
-        -- answers to workspace/configuration (all optional)
-        settings = { nexa = { diagnostics = { migrationHints = true } } },
-      })
+      nexa_client = vim.lsp.start_client(config)
     end
     vim.lsp.buf_attach_client(args.buf, nexa_client)
   end,
 })
+
+-- show each finding's code (NX001, NXM002, ...) in the diagnostic float, as Neovim 0.10
+-- and later do by default
+if vim.fn.has("nvim-0.10") == 0 then
+  vim.diagnostic.config({
+    float = {
+      format = function(d)
+        local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
+        return code and string.format("%s [%s]", d.message, code) or d.message
+      end,
+    },
+  })
+end
