@@ -14,19 +14,42 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as lsp
 
 from nexa_lsp.analysis.run_codes import RUN_CODES
-from nexa_lsp.server.convert import offsets, to_range
+from nexa_lsp.server.convert import offsets
+from nexa_lsp.server.to_lsp import runs as to_lsp_runs
+from nexa_lsp.server.to_lsp.runs import (
+    code_action,
+    code_lens,
+    command,
+    message_request,
+    progress_begin,
+    progress_end,
+    progress_report,
+    runs_configuration,
+    show_document,
+)
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from nexa_lsp.ide.run_commands import Action, Lens, RunCommand
     from nexa_lsp.server.app import NexaLanguageServer
     from nexa_lsp.text import LineIndex
 
 #: Methods of the runs feature (registered by ``nexa_lsp.server.runs.register``).
 CODE_LENS = lsp.TEXT_DOCUMENT_CODE_LENS
 SHUTDOWN = lsp.SHUTDOWN
-CODE_LENS_OPTIONS = lsp.CodeLensOptions(resolve_provider=False)
+CODE_LENS_OPTIONS = to_lsp_runs.CODE_LENS_OPTIONS
+
+__all__ = [
+    "code_action",
+    "code_lens",
+    "command",
+    "message_request",
+    "progress_begin",
+    "progress_end",
+    "progress_report",
+    "runs_configuration",
+    "show_document",
+]
 
 _RUN_ID = re.compile(r"\brun_[0-9a-f]{32}\b")
 
@@ -36,40 +59,15 @@ _RUN_ID = re.compile(r"\brun_[0-9a-f]{32}\b")
 
 def log(server: NexaLanguageServer, message: str, level: str = "log") -> None:
     """A ``window/logMessage`` of ``level`` ``log`` / ``info`` / ``warning`` / ``error``."""
-    server.log(message, _MESSAGE_TYPES[level])
+    server.log(message, to_lsp_runs.MESSAGE_TYPES[level])
 
 
 def show_message(server: NexaLanguageServer, message: str, level: str = "error") -> None:
     """A ``window/showMessage`` of ``level`` ``info`` / ``warning`` / ``error``."""
-    server.window_show_message(lsp.ShowMessageParams(type=_MESSAGE_TYPES[level], message=message))
-
-
-_MESSAGE_TYPES = {
-    "log": lsp.MessageType.Log,
-    "info": lsp.MessageType.Info,
-    "warning": lsp.MessageType.Warning,
-    "error": lsp.MessageType.Error,
-}
+    server.window_show_message(to_lsp_runs.message(message, level))
 
 
 # --- lenses and code actions ----------------------------------------------------------------
-
-
-def command(run_command: RunCommand) -> lsp.Command:
-    return lsp.Command(title=run_command.title, command=run_command.command, arguments=run_command.arguments)
-
-
-def code_lens(lines: LineIndex, lens: Lens) -> lsp.CodeLens:
-    return lsp.CodeLens(range=to_range(lines, lens.span.start, lens.span.end), command=command(lens.command))
-
-
-def code_action(action: Action, kind: str, attached: Sequence[lsp.Diagnostic]) -> lsp.CodeAction:
-    return lsp.CodeAction(
-        title=action.title,
-        kind=kind,
-        diagnostics=list(attached) or None,
-        command=command(action.command),
-    )
 
 
 def wants_kind(only: Sequence[str] | None, kind: str) -> bool:
@@ -99,34 +97,7 @@ def diagnostic_code(diagnostic: lsp.Diagnostic) -> str | None:
     return None if diagnostic.code is None else str(diagnostic.code)
 
 
-# --- progress ---------------------------------------------------------------------------------
-
-
-def progress_begin(title: str, message: str) -> lsp.WorkDoneProgressBegin:
-    return lsp.WorkDoneProgressBegin(title=title, cancellable=True, message=message)
-
-
-def progress_report(message: str) -> lsp.WorkDoneProgressReport:
-    return lsp.WorkDoneProgressReport(message=message)
-
-
-def progress_end(message: str) -> lsp.WorkDoneProgressEnd:
-    return lsp.WorkDoneProgressEnd(message=message)
-
-
 # --- requests to the client -------------------------------------------------------------------
-
-
-def runs_configuration(scope_uri: str) -> lsp.ConfigurationParams:
-    """``workspace/configuration`` for section ``nexa.runs`` of one folder."""
-    return lsp.ConfigurationParams(items=[lsp.ConfigurationItem(scope_uri=scope_uri, section="nexa.runs")])
-
-
-def message_request(message: str, level: str, actions: Sequence[str]) -> lsp.ShowMessageRequestParams:
-    """``window/showMessageRequest`` offering ``actions`` (answered with one title, or nothing)."""
-    return lsp.ShowMessageRequestParams(
-        type=_MESSAGE_TYPES[level], message=message, actions=[lsp.MessageActionItem(title=a) for a in actions]
-    )
 
 
 def chosen_action(answer: object) -> str | None:
@@ -143,10 +114,6 @@ def client_prompts_for_runs(server: NexaLanguageServer) -> bool:
         return False
     nexa = experimental.get("nexa")
     return isinstance(nexa, Mapping) and nexa.get("runPrompts") is True
-
-
-def show_document(uri: str) -> lsp.ShowDocumentParams:
-    return lsp.ShowDocumentParams(uri=uri, take_focus=True)
 
 
 def custom_params(params: object) -> Mapping[str, Any]:
