@@ -18,7 +18,7 @@
   existing store (never create one) and build agents without importing user code (``views``).
 * Provider keys come from the environment or from the client setting
   ``nexa.runs.providerSettings``; they go to the provider only (never to the store,
-  transcripts, logs, progress or diagnostics; ``providers``, ``redaction``).
+  transcripts, logs, progress or diagnostics; ``providers``, ``nexa_lsp.runtime.redaction``).
 
 Importing this package and registering it loads neither the runtime's agent module nor
 the providers (httpx): those load when a run first needs them.

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
+from nexa_lsp.runtime.redaction import scrub
 from nexa_lsp.runtime.run_state import RunState
 from nexa_lsp.server import sync
 from nexa_lsp.server.app import RequestFailed
@@ -27,7 +28,6 @@ from nexa_lsp.server.runs.details import RunDetailsFeed
 from nexa_lsp.server.runs.live import LiveRun, RunDriver
 from nexa_lsp.server.runs.outcomes import RunOutcomes
 from nexa_lsp.server.runs.progress import RunProgress, end_message
-from nexa_lsp.server.runs.redaction import scrub
 from nexa_lsp.server.runs.stores import RunStores
 from nexa_lsp.server.runs.transcripts import Transcripts
 from nexa_lsp.server.runs.views import RunViews

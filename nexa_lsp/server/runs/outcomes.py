@@ -20,12 +20,12 @@ from collections.abc import Awaitable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from nexa_lsp.ide.runs import short_id
+from nexa_lsp.runtime.redaction import scrub
 from nexa_lsp.runtime.run_state import Approval, RunState, RunStatus
 from nexa_lsp.server import from_lsp
 from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.agents import source_path
 from nexa_lsp.server.runs.arguments import Refused
-from nexa_lsp.server.runs.redaction import scrub
 from nexa_lsp.server.to_lsp import runs as to_lsp_runs
 
 if TYPE_CHECKING:

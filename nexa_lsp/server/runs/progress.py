@@ -8,9 +8,9 @@ import uuid
 from typing import TYPE_CHECKING
 
 from nexa_lsp.ide.runs import short_id
+from nexa_lsp.runtime.redaction import scrub
 from nexa_lsp.runtime.run_state import RunState, RunStatus
 from nexa_lsp.server.runs import protocol
-from nexa_lsp.server.runs.redaction import scrub
 from nexa_lsp.server.to_lsp import runs as to_lsp_runs
 
 if TYPE_CHECKING:

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from nexa_lsp.fileio import write_atomically
 from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
+from nexa_lsp.runtime.redaction import scrub
 from nexa_lsp.runtime.run_state import RunState
 from nexa_lsp.runtime.transcript import render_transcript
-from nexa_lsp.server.runs.redaction import scrub
 
 if TYPE_CHECKING:
     from nexa_lsp.server.runs.live import LiveRun
