@@ -35,7 +35,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypedDict, Unpack
 
 from nexa_lsp.fileio import make_folders
 from nexa_lsp.runtime.errors import (
@@ -64,6 +64,16 @@ DEFAULT_STORE = Path(".nexa") / "runs.sqlite3"
 DEFAULT_BUSY_TIMEOUT = 10.0
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT", "DEFAULT_STORE", "SCHEMA_VERSION", "SQLiteCheckpointStore", "is_corruption"]
+
+
+class RunFilters(TypedDict, total=False):
+    """The filters of ``list_states`` / ``list_runs``."""
+
+    agent: str | None
+    session_id: str | None
+    status: RunStatus | str | None
+    source: str | None
+    limit: int | None
 
 
 class SQLiteCheckpointStore:
@@ -379,18 +389,9 @@ class SQLiteCheckpointStore:
                 self.unreadable[str(run_id)] = exc.message
         return states
 
-    def list_runs(
-        self,
-        *,
-        agent: str | None = None,
-        session_id: str | None = None,
-        status: RunStatus | str | None = None,
-        source: str | None = None,
-        limit: int | None = None,
-    ) -> list[RunSummary]:
-        """Summaries (with valid actions) of the matching runs, oldest first."""
-        states = self.list_states(agent=agent, session_id=session_id, status=status, source=source, limit=limit)
-        return [RunSummary.of(state) for state in states]
+    def list_runs(self, **filters: Unpack[RunFilters]) -> list[RunSummary]:
+        """Summaries (with valid actions) of the runs matching ``filters`` (as ``list_states``), oldest first."""
+        return [RunSummary.of(state) for state in self.list_states(**filters)]
 
     def session(self, session_id: str) -> list[RunState]:
         """Every turn of a conversation, in order."""

@@ -78,17 +78,7 @@ class OpenAIChatProvider(HttpProvider):
             "stream_options": {"include_usage": True},
         }
         if request.tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": dict(t.parameters),
-                    },
-                }
-                for t in request.tools
-            ]
+            body["tools"] = [{"type": "function", "function": t.as_function()} for t in request.tools]
         if request.max_output_tokens is not None:
             body["max_tokens"] = request.max_output_tokens
         return body

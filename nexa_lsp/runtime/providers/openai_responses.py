@@ -83,15 +83,7 @@ class OpenAIResponsesProvider(HttpProvider):
         if not self.store:
             body["include"] = ["reasoning.encrypted_content"]
         if request.tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": dict(t.parameters),
-                }
-                for t in request.tools
-            ]
+            body["tools"] = [{"type": "function", **t.as_function()} for t in request.tools]
         if request.max_output_tokens is not None:
             body["max_output_tokens"] = request.max_output_tokens
         return body

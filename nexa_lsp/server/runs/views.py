@@ -154,21 +154,24 @@ class RunViews:
         views = self.views(state.uri, state.path, source, only_with_runs=True)
         return run_diagnostics.run_diagnostics(views, enabled=settings.runs_enabled)
 
+    def _enabled_views(self, uri: str) -> tuple[SourceFile, list[ide.AgentView]] | None:
+        """The open document at ``uri`` parsed, with its agents' views; None when it is not
+        open or runs are off for it."""
+        state = self.server.documents.get(uri)
+        if state is None or not self.stores.settings(state.path).runs_enabled:
+            return None
+        source = self.server.documents.parsed(state)
+        return source, self.views(uri, state.path, source)
+
     def code_lens(self, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
         uri = params.text_document.uri
-        state = self.server.documents.get(uri)
-        if state is None:
+        opened = self._enabled_views(uri)
+        if opened is None:
             return []
-        source = self.server.documents.parsed(state)
-        settings = self.stores.settings(state.path)
-        if not settings.runs_enabled:
-            return []
-        views = self.views(uri, state.path, source)
+        source, views = opened
         prompts = self.server.client.run_prompts
         transcripts = {} if self.server.client_supports("window.show_document.support") else self.transcripts_of(views)
-        found = run_commands.code_lenses(
-            views, uri, enabled=settings.runs_enabled, prompts=prompts, transcripts=transcripts
-        )
+        found = run_commands.code_lenses(views, uri, enabled=True, prompts=prompts, transcripts=transcripts)
         return [to_lsp_runs.code_lens(source.lines, lens) for lens in found]
 
     def transcripts_of(self, views: Sequence[ide.AgentView]) -> dict[str, str]:
@@ -193,14 +196,10 @@ class RunViews:
         if not wants_kind(params.context.only, run_commands.RUN_ACTION_KIND):
             return []
         uri = params.text_document.uri
-        state = self.server.documents.get(uri)
-        if state is None:
+        opened = self._enabled_views(uri)
+        if opened is None:
             return []
-        settings = self.stores.settings(state.path)
-        if not settings.runs_enabled:
-            return []
-        source = self.server.documents.parsed(state)
-        views = self.views(uri, state.path, source)
+        source, views = opened
         start, end = from_lsp.offsets(source.lines, params.range)
         by_run: dict[str, list[lsp.Diagnostic]] = {}
         for diagnostic in params.context.diagnostics:
