@@ -122,3 +122,42 @@ def test_lower_layers_import_no_protocol_library(layer: str) -> None:
         if (roots := _imported_roots(path.read_text(encoding="utf-8")) & {"pygls", "lsprotocol"})
     }
     assert offending == {}
+
+
+def unmarked_local_imports(source: str) -> list[str]:
+    """``line: import`` of every import inside a function that carries no comment saying why
+    it is lazy (on its line, its last line, or the line before it)."""
+    lines = source.splitlines()
+    found = []
+    for function in ast.walk(ast.parse(source)):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            end = node.end_lineno or node.lineno
+            before = lines[node.lineno - 2].strip() if node.lineno > 1 else ""
+            if "#" not in lines[node.lineno - 1] and "#" not in lines[end - 1] and not before.startswith("#"):
+                found.append(f"{node.lineno}: {lines[node.lineno - 1].strip()}")
+    return sorted(set(found))
+
+
+def test_the_checker_finds_unmarked_local_imports() -> None:
+    source = (
+        "import os\n"
+        "def f() -> None:\n"
+        "    import json\n"
+        "    import re  # lazy: start-up\n"
+        "    # loads httpx, which start-up does not need\n"
+        "    from x import y\n"
+    )
+    assert unmarked_local_imports(source) == ["3: import json"]
+
+
+def test_every_function_local_import_in_the_server_says_why_it_is_lazy() -> None:
+    offending = {
+        str(path.relative_to(PACKAGE)): found
+        for path in sorted(SERVER.rglob("*.py"))
+        if (found := unmarked_local_imports(path.read_text(encoding="utf-8")))
+    }
+    assert offending == {}, "mark each with a short comment (`# lazy: start-up ...`) or import it at the top"
