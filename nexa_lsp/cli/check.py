@@ -21,7 +21,6 @@ import contextlib
 import difflib
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -32,6 +31,7 @@ from nexa_lsp.analysis.migration.workspace import BLOCKED, DONE, FileStatus, wor
 from nexa_lsp.analysis.severity import SEVERITY_NAMES, parse_overrides, severity_named
 from nexa_lsp.analysis.workspace import IncludeResolver, include_candidates
 from nexa_lsp.cli.check_output import FileReport, write_migration_status, write_report, write_statistics
+from nexa_lsp.fileio import write_atomically
 from nexa_lsp.syntax.diagnostics import Diagnostic, Severity
 from nexa_lsp.syntax.files import find_sources, read_source
 from nexa_lsp.syntax.source import SourceFile, parse_source
@@ -130,21 +130,6 @@ def check_file(
     resolver: IncludeResolver = lambda inc, _including: includes(inc, path)  # noqa: E731
     diagnostics = _filtered(check_source(source, resolver, settings), select, ignore)
     return FileReport(path, read.text, diagnostics, source), False
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` without ever leaving a partial file."""
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 MAX_FIX_PASSES = 10

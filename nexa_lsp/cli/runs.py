@@ -12,12 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from nexa_lsp.runtime.checkpoints import DEFAULT_STORE, SQLiteCheckpointStore
 from nexa_lsp.runtime.control import approve, cancel_run, deny, recover_tool_call
 from nexa_lsp.runtime.errors import NexaRuntimeError
-from nexa_lsp.runtime.run_state import RunStatus
+from nexa_lsp.runtime.run_state import RunState, RunStatus
 from nexa_lsp.runtime.summary import RunSummary, iso_time
 from nexa_lsp.runtime.transcript import render_transcript
 
@@ -136,12 +137,20 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _decide(args: argparse.Namespace) -> int:
+def _change(args: argparse.Namespace, change: Callable[[RunState], RunState]) -> RunState:
+    """Load run ``args.run_id``, check that no one drives or saved it since, apply ``change``
+    and save the result (returned)."""
     with open_store(args) as store:
         state = store.load(args.run_id)
         store.check_current(state)
-        decided = (approve if args.decision == "approve" else deny)(state, args.call_id, by=args.by)
-        store.save(decided)
+        changed = change(state)
+        store.save(changed)
+    return changed
+
+
+def _decide(args: argparse.Namespace) -> int:
+    decide = approve if args.decision == "approve" else deny
+    decided = _change(args, lambda state: decide(state, args.call_id, by=args.by))
     remaining = len(decided.pending_approvals)
     hint = f"{remaining} call(s) still wait" if remaining else f"resume with `nexa-lsp agent --resume {args.run_id}`"
     sys.stderr.write(f"{args.decision.rstrip('e')}ed {args.call_id}; {hint}\n")
@@ -149,14 +158,12 @@ def _decide(args: argparse.Namespace) -> int:
 
 
 def _recover(args: argparse.Namespace) -> int:
-    with open_store(args) as store:
-        state = store.load(args.run_id)
-        store.check_current(state)
-        if args.not_executed:
-            recovered = recover_tool_call(state, args.call_id, "not_executed", by=args.by)
-        else:
-            recovered = recover_tool_call(state, args.call_id, "completed", result=args.completed, by=args.by)
-        store.save(recovered)
+    if args.not_executed:
+        recovered = _change(args, lambda state: recover_tool_call(state, args.call_id, "not_executed", by=args.by))
+    else:
+        recovered = _change(
+            args, lambda state: recover_tool_call(state, args.call_id, "completed", result=args.completed, by=args.by)
+        )
     next_step = (
         f"`nexa-lsp agent --resume {args.run_id}`"
         if not recovered.settled
@@ -167,10 +174,6 @@ def _recover(args: argparse.Namespace) -> int:
 
 
 def _cancel(args: argparse.Namespace) -> int:
-    with open_store(args) as store:
-        state = store.load(args.run_id)
-        store.check_current(state)
-        cancelled = cancel_run(state, by=args.by)
-        store.save(cancelled)
+    _change(args, lambda state: cancel_run(state, by=args.by))
     sys.stderr.write(f"cancelled {args.run_id}\n")
     return 0

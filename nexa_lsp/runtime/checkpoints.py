@@ -23,149 +23,57 @@
   owner lives every other process's save of that run is refused (``RunInUseError``), so
   two processes never drive one run (and never run its tools twice). A claim whose owner
   died is free again: ``is_interrupted`` tells such a run from one in progress.
+
+The schema and its migrations are in ``store_schema``, damaged files in ``store_damage``,
+the compare-and-swap and claim rules in ``store_claims``; this module holds the store.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
-import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypedDict, Unpack
 
 from nexa_lsp.fileio import make_folders
 from nexa_lsp.runtime.errors import (
     CheckpointError,
-    RunChangedError,
-    RunInUseError,
     RunNotFoundError,
     RunUnreadableError,
     StoreCorruptError,
-    StoreSchemaTooNewError,
 )
 from nexa_lsp.runtime.owner import Owner, current_owner, owner_text_alive
 from nexa_lsp.runtime.run_state import RunState, RunStateFormatError, RunStatus
+from nexa_lsp.runtime.store_claims import (
+    INSERT,
+    STORED,
+    UPDATE,
+    changed,
+    driven_elsewhere,
+    in_use,
+    revision_after,
+    row_values,
+)
+from nexa_lsp.runtime.store_damage import damage_message, file_identity, is_corruption, looks_like_sqlite, move_aside
+from nexa_lsp.runtime.store_schema import SCHEMA_VERSION, is_current, too_new, upgrade
 from nexa_lsp.runtime.summary import RunSummary
 
 DEFAULT_STORE = Path(".nexa") / "runs.sqlite3"
-SCHEMA_VERSION = 3
 DEFAULT_BUSY_TIMEOUT = 10.0
 
-
-def _schema_v1(connection: sqlite3.Connection) -> None:
-    connection.execute(
-        """CREATE TABLE runs (
-            run_id TEXT PRIMARY KEY,
-            agent TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            parent_run_id TEXT,
-            status TEXT NOT NULL,
-            started_at REAL NOT NULL,
-            updated_at REAL NOT NULL,
-            state TEXT NOT NULL
-        )"""
-    )
-    connection.execute("CREATE INDEX runs_by_session ON runs(session_id, started_at)")
-    connection.execute("CREATE INDEX runs_by_agent ON runs(agent, started_at)")
-    connection.execute("CREATE INDEX runs_by_status ON runs(status, started_at)")
+__all__ = ["DEFAULT_BUSY_TIMEOUT", "DEFAULT_STORE", "SCHEMA_VERSION", "SQLiteCheckpointStore", "is_corruption"]
 
 
-def _schema_v2(connection: sqlite3.Connection) -> None:
-    """Version 2: the ``.nx`` source and working directory of each run, for listing by file."""
-    connection.execute("ALTER TABLE runs ADD COLUMN source TEXT")
-    connection.execute("ALTER TABLE runs ADD COLUMN working_directory TEXT")
-    connection.execute(
-        "UPDATE runs SET source = json_extract(state, '$.metadata.source'), "
-        "working_directory = json_extract(state, '$.config.working_directory')"
-    )
-    connection.execute("CREATE INDEX runs_by_source ON runs(source, started_at)")
+class RunFilters(TypedDict, total=False):
+    """The filters of ``list_states`` / ``list_runs``."""
 
-
-def _schema_v3(connection: sqlite3.Connection) -> None:
-    """Version 3: each run's revision, for compare-and-swap saves (existing runs start at 1).
-    A store without it must not be written by an older nexa-lsp, hence a new version."""
-    connection.execute("ALTER TABLE runs ADD COLUMN revision INTEGER NOT NULL DEFAULT 1")
-
-
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _schema_v1, 2: _schema_v2, 3: _schema_v3}
-
-# SQLite primary result codes that mean the file itself is damaged.
-SQLITE_CORRUPT = 11
-SQLITE_NOTADB = 26
-_CORRUPT_CODES = frozenset({SQLITE_CORRUPT, SQLITE_NOTADB})
-_CORRUPT_WORDS = ("malformed", "not a database", "corrupt")
-SIDE_FILES = ("-wal", "-shm", "-journal")
-SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-def is_corruption(exc: BaseException) -> bool:
-    """True when an SQLite error says the database file is damaged (not busy, not missing)."""
-    if not isinstance(exc, sqlite3.DatabaseError):
-        return False
-    code = getattr(exc, "sqlite_errorcode", None)
-    if isinstance(code, int):
-        return (code & 0xFF) in _CORRUPT_CODES
-    return any(word in str(exc).lower() for word in _CORRUPT_WORDS)
-
-
-def _kept_aside_name(path: Path) -> Path:
-    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    candidate = path.with_name(f"{path.name}.damaged-{stamp}")
-    number = 2
-    while any(Path(f"{candidate}{suffix}").exists() for suffix in ("", *SIDE_FILES)):
-        candidate = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
-        number += 1
-    return candidate
-
-
-_INSERT = """INSERT INTO runs (run_id, agent, session_id, parent_run_id, status, started_at, updated_at,
-                         state, source, working_directory, owner, revision)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
-_UPDATE = """UPDATE runs SET agent = ?, session_id = ?, parent_run_id = ?, status = ?, started_at = ?,
-         updated_at = ?, state = ?, source = ?, working_directory = ?, owner = ?, revision = ?
-       WHERE run_id = ?"""
-_VOLATILE = ("status", "updated_at")
-"""What a resume changes in the state it was given before its first save (the claim)."""
-
-
-def _same_apart_from_status(stored_text: str, state: RunState) -> bool:
-    """True when the stored state is ``state`` with another status (and update time)."""
-    try:
-        stored = json.loads(stored_text)
-    except ValueError:
-        return False
-    mine = json.loads(state.to_json())  # lists where the state has tuples, as in the stored text
-    for key in _VOLATILE:
-        stored.pop(key, None)
-        mine.pop(key, None)
-    return bool(stored == mine)
-
-
-def _driven_elsewhere(status: object, owner: object, me: str) -> bool:
-    """True when a stored run is ``running`` and owned by a live process other than ``me``."""
-    return status == RunStatus.RUNNING.value and bool(owner) and owner != me and owner_text_alive(str(owner))
-
-
-def _in_use(run_id: str, owner: str) -> RunInUseError:
-    holder = Owner.parse(owner)
-    who = holder.describe() if holder is not None else "another process"
-    return RunInUseError(
-        f"run {run_id} is being driven right now by {who}; it was not changed. "
-        "Wait for it to stop, or cancel it there (or stop that process) before resuming it here"
-    )
-
-
-def _changed(state: RunState, revision: object, status: object) -> RunChangedError:
-    return RunChangedError(
-        f"run {state.run_id} was saved again after this copy was read (this copy: revision {state.revision}; "
-        f"stored: revision {revision}, {status}), so saving it would undo what was saved meanwhile; nothing "
-        "was saved. Another process or command approved, resumed, recovered or cancelled it: look at it "
-        f"(`nexa-lsp runs show {state.run_id}`) and decide again"
-    )
+    agent: str | None
+    session_id: str | None
+    status: RunStatus | str | None
+    source: str | None
+    limit: int | None
 
 
 class SQLiteCheckpointStore:
@@ -187,7 +95,7 @@ class SQLiteCheckpointStore:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
-        self._identity = self._file_identity()
+        self._identity = file_identity(self.path)
         self._moved_aside = False
         self.unreadable: dict[str, str] = {}
         """Runs skipped by listings because they cannot be read back: run id -> reason."""
@@ -206,10 +114,7 @@ class SQLiteCheckpointStore:
                     self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
                 )
             except sqlite3.DatabaseError as exc:
-                raise CheckpointError(
-                    f"cannot open the run store {self.path}: {exc}; check that the folder is writable, "
-                    "or choose another store (--store PATH)"
-                ) from exc
+                raise self._cannot_open(exc) from exc
             try:
                 connection.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
                 connection.execute("PRAGMA journal_mode = WAL")
@@ -224,10 +129,16 @@ class SQLiteCheckpointStore:
                 self._connections.append(connection)
                 starting_over, self._moved_aside = self._moved_aside, False
             if starting_over:  # the damaged file was moved aside: set up the new one
-                self._identity = self._file_identity()
+                self._identity = file_identity(self.path)
                 self._inspect()
                 self._migrate(connection)
         return connection
+
+    def _cannot_open(self, exc: sqlite3.DatabaseError) -> CheckpointError:
+        return CheckpointError(
+            f"cannot open the run store {self.path}: {exc}; check that the folder is writable, "
+            "or choose another store (--store PATH)"
+        )
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -269,20 +180,6 @@ class SQLiteCheckpointStore:
         return rows
 
     # --- damaged files ------------------------------------------------------------------------
-    def _file_identity(self) -> tuple[int, int] | None:
-        try:
-            info = os.stat(self.path)
-        except OSError:
-            return None
-        return info.st_dev, info.st_ino
-
-    def _looks_like_sqlite(self) -> bool:
-        try:
-            with open(self.path, "rb") as handle:
-                return handle.read(16) == SQLITE_MAGIC
-        except OSError:
-            return False
-
     def _damaged(self, cause: BaseException | str) -> NoReturn:
         """Close every connection, keep the damaged file, raise ``StoreCorruptError``.
 
@@ -292,40 +189,13 @@ class SQLiteCheckpointStore:
         """
         self.close()
         kept: Path | None = None
-        identity = self._file_identity()
+        identity = file_identity(self.path)
         same_file = identity is not None and (self._identity is None or identity == self._identity)
-        if same_file and (self._looks_like_sqlite() or self.path.name == DEFAULT_STORE.name):
-            kept = _kept_aside_name(self.path)
-            try:
-                os.rename(self.path, kept)
-            except OSError:
-                kept = None
-            else:
+        if same_file and (looks_like_sqlite(self.path) or self.path.name == DEFAULT_STORE.name):
+            kept = move_aside(self.path)
+            if kept is not None:
                 self._moved_aside = True
-                for suffix in SIDE_FILES:
-                    side = Path(f"{self.path}{suffix}")
-                    if side.exists():
-                        with suppress(OSError):
-                            os.rename(side, Path(f"{kept}{suffix}"))
-        if kept is not None:
-            message = (
-                f"{self.path} is not a usable run store: it is damaged ({cause}). It was moved aside "
-                f"unchanged to {kept}, and nexa-lsp starts a new, empty store at {self.path} the next time "
-                f"it is used. To rescue runs from the damaged copy, try `sqlite3 {kept} .recover | sqlite3 "
-                f"{self.path.with_name('rescued.sqlite3')}`, or restore the file from a backup."
-            )
-        elif not same_file:
-            message = (
-                f"{self.path} is not a usable run store: it is damaged ({cause}), and another process moved or "
-                "replaced it meanwhile; try again."
-            )
-        else:
-            message = (
-                f"{self.path} is not a usable run store: it is not an SQLite database ({cause}); nothing was "
-                f"changed in it. If it is a damaged run store, move it aside (mv {self.path} "
-                f"{self.path}.damaged) and nexa-lsp starts a new one; otherwise choose another store "
-                "(--store PATH)."
-            )
+        message = damage_message(self.path, cause, kept, same_file)
         raise StoreCorruptError(message, str(self.path), None if kept is None else str(kept))
 
     def close(self) -> None:
@@ -365,10 +235,7 @@ class SQLiteCheckpointStore:
         try:
             raw = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
         except sqlite3.DatabaseError as exc:
-            raise CheckpointError(
-                f"cannot open the run store {self.path}: {exc}; check that the folder is writable, "
-                "or choose another store (--store PATH)"
-            ) from exc
+            raise self._cannot_open(exc) from exc
         try:
             raw.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             version = raw.execute("PRAGMA user_version").fetchone()[0]
@@ -388,41 +255,21 @@ class SQLiteCheckpointStore:
                 "nothing was changed in it. Choose another store (--store PATH)"
             )
         if version > SCHEMA_VERSION:
-            raise StoreSchemaTooNewError(
-                f"{self.path} was written by a newer nexa-lsp (store schema {version}; "
-                f"this version reads up to {SCHEMA_VERSION}); "
-                "upgrade nexa-lsp, or use another store (--store PATH)"
-            )
+            raise too_new(self.path, version)
 
     def _migrate(self, connection: sqlite3.Connection) -> None:
         try:
             version = self.schema_version()
             if version > SCHEMA_VERSION:
-                raise StoreSchemaTooNewError(
-                    f"{self.path} was written by a newer nexa-lsp (store schema {version}; "
-                    f"this version reads up to {SCHEMA_VERSION}); "
-                    "upgrade nexa-lsp, or use another store (--store PATH)"
-                )
-            if version == SCHEMA_VERSION and self._has_owner_column(connection):
+                raise too_new(self.path, version)
+            if is_current(version, connection):
                 return
             with self._transaction():
-                version = connection.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
-                if version > SCHEMA_VERSION:
-                    raise StoreSchemaTooNewError(f"{self.path} was upgraded by a newer nexa-lsp meanwhile")
-                for target in range(version + 1, SCHEMA_VERSION + 1):
-                    MIGRATIONS[target](connection)
-                if not self._has_owner_column(connection):
-                    # additive (older versions ignore it), so the schema version stays
-                    connection.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
-                connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                upgrade(connection, self.path)
         except sqlite3.DatabaseError as exc:
             if is_corruption(exc):
                 self._damaged(exc)
             raise CheckpointError(f"{self.path} is not a usable run store: {exc}") from exc
-
-    @staticmethod
-    def _has_owner_column(connection: sqlite3.Connection) -> bool:
-        return any(row[1] == "owner" for row in connection.execute("PRAGMA table_info(runs)").fetchall())
 
     # --- runs ----------------------------------------------------------------------------------------
     def save(self, state: RunState) -> RunState:
@@ -434,45 +281,17 @@ class SQLiteCheckpointStore:
         process as the run's owner.
         """
         me = str(current_owner())
-        owner = me if state.status is RunStatus.RUNNING else None
         text = state.to_json()
-        values = (
-            state.agent,
-            state.session_id,
-            state.parent_run_id,
-            state.status.value,
-            state.started_at,
-            state.updated_at or state.started_at,
-            text,
-            state.metadata.source,
-            state.config.working_directory,
-            owner,
-        )
+        values = row_values(state, text, me if state.status is RunStatus.RUNNING else None)
         with self._transaction() as connection:
-            row = connection.execute(
-                "SELECT revision, status, owner, state FROM runs WHERE run_id = ?", (state.run_id,)
-            ).fetchone()
-            if row is None:
+            stored = connection.execute(STORED, (state.run_id,)).fetchone()
+            if stored is None:
                 revision = state.revision + 1
-                connection.execute(_INSERT, (state.run_id, *values, revision))
+                connection.execute(INSERT, (state.run_id, *values, revision))
                 return state.at_revision(revision)
-            stored_revision, stored_status, stored_owner, stored_text = row
-            if _driven_elsewhere(stored_status, stored_owner, me):
-                raise _in_use(state.run_id, str(stored_owner))
-            if stored_revision == state.revision:
-                revision = stored_revision + 1
-            elif stored_revision == state.revision + 1 and stored_text == text:
-                return state.at_revision(stored_revision)  # a repeat of the save that made it
-            elif (
-                stored_revision == state.revision + 1
-                and state.status is RunStatus.RUNNING
-                and not RunStatus(stored_status).settled
-                and _same_apart_from_status(str(stored_text), state)
-            ):
-                revision = stored_revision  # the claim of a state the caller saved itself
-            else:
-                raise _changed(state, stored_revision, stored_status)
-            connection.execute(_UPDATE, (*values, revision, state.run_id))
+            revision, writes = revision_after(stored, state, text, me)
+            if writes:
+                connection.execute(UPDATE, (*values, revision, state.run_id))
         return state.at_revision(revision)
 
     def _state_of(self, run_id: str, text: object, revision: object) -> RunState:
@@ -506,12 +325,12 @@ class SQLiteCheckpointStore:
         middle of when the run was read (an unknown outcome, a pending approval).
         """
         rows = self._read("SELECT status, owner FROM runs WHERE run_id = ?", (state.run_id,))
-        if rows and _driven_elsewhere(rows[0][0], rows[0][1], str(current_owner())):
-            raise _in_use(state.run_id, str(rows[0][1]))
+        if rows and driven_elsewhere(rows[0][0], rows[0][1], str(current_owner())):
+            raise in_use(state.run_id, str(rows[0][1]))
         # read again after the liveness check: a driver that finished meanwhile saved first
         rows = self._read("SELECT status, revision FROM runs WHERE run_id = ?", (state.run_id,))
         if rows and rows[0][1] != state.revision:
-            raise _changed(state, rows[0][1], rows[0][0])
+            raise changed(state, rows[0][1], rows[0][0])
 
     def is_interrupted(self, run_id: str) -> bool:
         """True when the stored run is ``running`` but no live process drives it (its process died)."""
@@ -570,18 +389,9 @@ class SQLiteCheckpointStore:
                 self.unreadable[str(run_id)] = exc.message
         return states
 
-    def list_runs(
-        self,
-        *,
-        agent: str | None = None,
-        session_id: str | None = None,
-        status: RunStatus | str | None = None,
-        source: str | None = None,
-        limit: int | None = None,
-    ) -> list[RunSummary]:
-        """Summaries (with valid actions) of the matching runs, oldest first."""
-        states = self.list_states(agent=agent, session_id=session_id, status=status, source=source, limit=limit)
-        return [RunSummary.of(state) for state in states]
+    def list_runs(self, **filters: Unpack[RunFilters]) -> list[RunSummary]:
+        """Summaries (with valid actions) of the runs matching ``filters`` (as ``list_states``), oldest first."""
+        return [RunSummary.of(state) for state in self.list_states(**filters)]
 
     def session(self, session_id: str) -> list[RunState]:
         """Every turn of a conversation, in order."""

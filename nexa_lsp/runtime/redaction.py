@@ -4,6 +4,7 @@
 * ``redact_state(state, secrets)``: a ``RunState`` with no secret in any of its texts;
 * ``redact_url(url)`` / ``url_secrets(url)``: a URL as it may be shown, and its secret parts;
 * ``is_secret_name(name)``: whether a setting's name says its value is a secret;
+* ``secrets_of(settings, keys)``: the secret values of a settings mapping, plus keys;
 * ``LOG_FILTER``: a logging filter on the HTTP libraries' loggers that removes the secrets
   of the requests in flight (``with LOG_FILTER.hiding(secrets): ...``). Secrets are
   registered only while a request uses them and counted, so the set stays as small as the
@@ -18,7 +19,7 @@ import logging
 import re
 import threading
 import urllib.parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -36,6 +37,16 @@ def is_secret_name(name: str) -> bool:
     """True for setting names such as ``OPENAI_API_KEY``, ``TOKEN`` or ``DB_PASSWORD``."""
     upper = name.upper()
     return any(word in upper for word in _SECRET_NAME_WORDS)
+
+
+def secrets_of(
+    settings: Mapping[str, str], keys: Iterable[str | None] = (), minimum: int = MIN_SECRET
+) -> frozenset[str]:
+    """The values of the secret-named ``settings`` plus ``keys``, those at least ``minimum``
+    characters long (shorter ones would match ordinary text)."""
+    found = {value for name, value in settings.items() if is_secret_name(name)}
+    found.update(key for key in keys if key)
+    return frozenset(s for s in found if len(s) >= minimum)
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:

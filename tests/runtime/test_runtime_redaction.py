@@ -19,6 +19,7 @@ from nexa_lsp.runtime.redaction import (
     redact_state,
     redact_url,
     scrub,
+    secrets_of,
     url_secrets,
 )
 from nexa_lsp.runtime.run_state import Approval, JournalEntry, RunError, ToolCall
@@ -35,6 +36,12 @@ def test_scrub_and_secret_names() -> None:
         "token",
         "DB_PASSWORD",
     ]
+
+
+def test_the_secrets_of_settings_are_the_secret_named_values_and_keys_long_enough() -> None:
+    settings = {"OPENAI_API_KEY": SECRET, "MODEL": "gpt-秘密-model", "DB_PASSWORD": "密码12", "TOKEN": "abc"}
+    assert secrets_of(settings, [KEY, None, ""]) == {SECRET, KEY, "密码12"}
+    assert secrets_of(settings, [KEY], minimum=6) == {SECRET, KEY}
 
 
 def test_a_state_loses_every_copy_of_the_secret_and_nothing_else(tmp_path: Path) -> None:

@@ -13,13 +13,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from nexa_lsp.runtime.errors import ProviderResponseError
-from nexa_lsp.runtime.events import CancelToken
-from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest, missing_model_error
+from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest
 from nexa_lsp.runtime.providers.http import (
     HttpOptions,
     HttpProvider,
-    HttpTransport,
-    exchange,
     parse_json,
     require_dict,
     sse_events,
@@ -69,6 +66,8 @@ def anthropic_messages(history: tuple[Message, ...]) -> list[dict[str, Any]]:
 class AnthropicProvider(HttpProvider):
     """The Anthropic Messages API."""
 
+    path = "v1/messages"
+
     def __init__(
         self,
         options: HttpOptions,
@@ -76,20 +75,18 @@ class AnthropicProvider(HttpProvider):
         default_model: str | None = None,
         thinking_budget: int | None = None,
     ) -> None:
-        self.name = name
-        self.default_model = default_model
         self.thinking_budget = thinking_budget
-        headers = {"content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
+        super().__init__(options, name, default_model)
+
+    def auth_headers(self, options: HttpOptions) -> dict[str, str]:
+        headers = {"anthropic-version": ANTHROPIC_VERSION}
         if options.api_key:
             headers["x-api-key"] = options.api_key
-        self.transport = HttpTransport(name, options, headers)
+        return headers
 
     def request_body(self, request: ProviderRequest) -> dict[str, Any]:
-        model = request.model or self.default_model
-        if not model:
-            raise missing_model_error(self.name)
         body: dict[str, Any] = {
-            "model": model,
+            "model": self.model_of(request),
             "max_tokens": request.max_output_tokens or DEFAULT_MAX_TOKENS,
         }
         if request.system:
@@ -105,18 +102,7 @@ class AnthropicProvider(HttpProvider):
             body["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
         return body
 
-    def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
-        return exchange(
-            self.transport,
-            "v1/messages",
-            lambda: self.request_body(request),
-            cancel,
-            self.name,
-            lambda lines: self._read_stream(lines, on_text),
-            lambda data: self._read_whole(data, on_text),
-        )
-
-    def _read_whole(self, data: dict[str, Any], on_text: Callable[[str], None]) -> ProviderReply:
+    def read_whole(self, data: dict[str, Any], on_text: Callable[[str], None]) -> ProviderReply:
         content = data.get("content")
         if not isinstance(content, list):
             raise ProviderResponseError(f"{self.name} answer has no content list: {json.dumps(data)[:200]}")
@@ -130,7 +116,7 @@ class AnthropicProvider(HttpProvider):
             on_text(reply.text)
         return reply
 
-    def _read_stream(self, lines: Iterator[str], on_text: Callable[[str], None]) -> ProviderReply:
+    def read_stream(self, lines: Iterator[str], on_text: Callable[[str], None]) -> ProviderReply:
         blocks: dict[int, dict[str, Any]] = {}
         partial_json: dict[int, list[str]] = {}
         input_tokens = output_tokens = 0

@@ -19,6 +19,10 @@ class ToolSpec:
     description: str
     parameters: Mapping[str, Any]
 
+    def as_function(self) -> dict[str, Any]:
+        """The tool as the OpenAI protocols' function declaration (name, description, JSON schema)."""
+        return {"name": self.name, "description": self.description, "parameters": dict(self.parameters)}
+
 
 @dataclass(frozen=True)
 class ProviderRequest:

@@ -1,14 +1,16 @@
-"""HTTP for providers: retries with backoff on 429/5xx, timeouts, size limits, clear errors."""
+"""HTTP for providers: retries with backoff on 429/5xx, timeouts, size limits, clear errors,
+and ``HttpProvider``, the one request/answer path of the HTTP providers."""
 
 from __future__ import annotations
 
 import json
 import random
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar
 
 import httpx
 
@@ -25,9 +27,8 @@ from nexa_lsp.runtime.errors import (
     ProviderUnavailableError,
 )
 from nexa_lsp.runtime.events import CancelToken
+from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest, missing_model_error
 from nexa_lsp.runtime.redaction import LOG_FILTER, MIN_SECRET, REDACTED, redact_url, scrub, url_secrets
-
-ReplyT = TypeVar("ReplyT")
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
@@ -61,6 +62,11 @@ def secrets_of(options: HttpOptions) -> tuple[str, ...]:
     """The secret strings of an endpoint (its key, and a password or secret values in its URL)."""
     key = (options.api_key,) if options.api_key and len(options.api_key) >= MIN_SECRET else ()
     return key + url_secrets(options.base_url)
+
+
+def bearer_headers(options: HttpOptions) -> dict[str, str]:
+    """``authorization: Bearer <key>`` (the OpenAI protocols), or nothing without a key."""
+    return {"authorization": f"Bearer {options.api_key}"} if options.api_key else {}
 
 
 def _excerpt(body: bytes, limit: int = 300) -> str:
@@ -285,15 +291,6 @@ class HttpTransport:
             yield self._redact_bytes(buffer).decode("utf-8", "replace")
 
 
-class HttpProvider:
-    """Base of the providers that talk HTTP: ``close`` releases the connection pool."""
-
-    transport: HttpTransport
-
-    def close(self) -> None:
-        self.transport.close()
-
-
 def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
     """Server-sent events as ``(event, data)``; ``event`` is ``""`` when the server names none."""
     event = ""
@@ -329,21 +326,64 @@ def require_dict(value: Any, provider: str, what: str) -> dict[str, Any]:
     return value
 
 
-def exchange(
-    transport: HttpTransport,
-    path: str,
-    make_body: Callable[[], Mapping[str, Any]],
-    cancel: CancelToken,
-    provider: str,
-    read_stream: Callable[[Iterator[str]], ReplyT],
-    read_whole: Callable[[dict[str, Any]], ReplyT],
-) -> ReplyT:
-    """One request/answer with a provider: the body is built, posted and its answer read as a
-    server-sent event stream or one JSON object, all inside the transport's error guard."""
-    with transport.guard():
-        body = make_body()
-        with transport.post(path, body, cancel) as response:
-            if response.event_stream:
-                return read_stream(response.lines)
-            data = require_dict(parse_json("\n".join(response.lines), provider, "the answer"), provider, "the answer")
-            return read_whole(data)
+class HttpProvider(ABC):
+    """Base of the providers that talk HTTP: one request/answer path for all of them.
+
+    A provider names its endpoint ``path`` and its ``auth_headers``, builds the JSON
+    ``request_body`` of a turn and reads the answer either as a server-sent event stream
+    (``read_stream``) or as one JSON object (``read_whole``); the base connects, posts,
+    picks the reader and keeps every error inside the transport's guard (``complete``).
+    """
+
+    #: The endpoint, relative to the provider's base URL.
+    path: ClassVar[str]
+    name: str
+    default_model: str | None
+    transport: HttpTransport
+
+    def __init__(self, options: HttpOptions, name: str, default_model: str | None) -> None:
+        self.name = name
+        self.default_model = default_model
+        self.transport = self.connect(options)
+
+    def connect(self, options: HttpOptions) -> HttpTransport:
+        """The transport to the endpoint, sending JSON with this provider's headers."""
+        return HttpTransport(self.name, options, {"content-type": "application/json", **self.auth_headers(options)})
+
+    @abstractmethod
+    def auth_headers(self, options: HttpOptions) -> dict[str, str]:
+        """The headers carrying the key (none without one) and the protocol version."""
+
+    def model_of(self, request: ProviderRequest) -> str:
+        """The model to ask: the request's, else the provider's default (NXR030 without one)."""
+        model = request.model or self.default_model
+        if not model:
+            raise missing_model_error(self.name)
+        return model
+
+    @abstractmethod
+    def request_body(self, request: ProviderRequest) -> dict[str, Any]:
+        """The JSON body of one turn."""
+
+    @abstractmethod
+    def read_stream(self, lines: Iterator[str], on_text: Callable[[str], None]) -> ProviderReply:
+        """The reply from a server-sent event stream, calling ``on_text`` per text delta."""
+
+    @abstractmethod
+    def read_whole(self, data: dict[str, Any], on_text: Callable[[str], None]) -> ProviderReply:
+        """The reply from one JSON answer (``on_text`` gets its whole text)."""
+
+    def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
+        """Answer one turn: the body is built, posted and its answer read, all inside the
+        transport's error guard."""
+        with self.transport.guard():
+            body = self.request_body(request)
+            with self.transport.post(self.path, body, cancel) as response:
+                if response.event_stream:
+                    return self.read_stream(response.lines, on_text)
+                answer = parse_json("\n".join(response.lines), self.name, "the answer")
+                return self.read_whole(require_dict(answer, self.name, "the answer"), on_text)
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        self.transport.close()

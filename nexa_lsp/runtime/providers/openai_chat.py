@@ -8,13 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nexa_lsp.runtime.errors import ProviderResponseError
-from nexa_lsp.runtime.events import CancelToken
-from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest, missing_model_error
+from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest
 from nexa_lsp.runtime.providers.http import (
     HttpOptions,
     HttpProvider,
-    HttpTransport,
-    exchange,
+    bearer_headers,
     parse_json,
     require_dict,
     sse_events,
@@ -64,52 +62,28 @@ class _ToolCallParts:
 class OpenAIChatProvider(HttpProvider):
     """Any endpoint speaking the OpenAI Chat Completions protocol (OpenAI, DeepSeek, vLLM, ...)."""
 
+    path = "chat/completions"
+
     def __init__(self, options: HttpOptions, name: str = "openai", default_model: str | None = None) -> None:
-        self.name = name
-        self.default_model = default_model
-        headers = {"content-type": "application/json"}
-        if options.api_key:
-            headers["authorization"] = f"Bearer {options.api_key}"
-        self.transport = HttpTransport(name, options, headers)
+        super().__init__(options, name, default_model)
+
+    def auth_headers(self, options: HttpOptions) -> dict[str, str]:
+        return bearer_headers(options)
 
     def request_body(self, request: ProviderRequest) -> dict[str, Any]:
-        model = request.model or self.default_model
-        if not model:
-            raise missing_model_error(self.name)
         body: dict[str, Any] = {
-            "model": model,
+            "model": self.model_of(request),
             "messages": chat_messages(request.system, request.history),
             "stream": True,
             "stream_options": {"include_usage": True},
         }
         if request.tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": dict(t.parameters),
-                    },
-                }
-                for t in request.tools
-            ]
+            body["tools"] = [{"type": "function", "function": t.as_function()} for t in request.tools]
         if request.max_output_tokens is not None:
             body["max_tokens"] = request.max_output_tokens
         return body
 
-    def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
-        return exchange(
-            self.transport,
-            "chat/completions",
-            lambda: self.request_body(request),
-            cancel,
-            self.name,
-            lambda lines: self._read_stream(lines, on_text),
-            lambda data: self._read_whole(data, on_text),
-        )
-
-    def _read_whole(self, data: dict[str, Any], on_text: Callable[[str], None]) -> ProviderReply:
+    def read_whole(self, data: dict[str, Any], on_text: Callable[[str], None]) -> ProviderReply:
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices:
             raise ProviderResponseError(f"{self.name} answer has no choices: {json.dumps(data)[:200]}")
@@ -124,7 +98,7 @@ class OpenAIChatProvider(HttpProvider):
         usage = data.get("usage") or {}
         return ProviderReply(text, calls, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
 
-    def _read_stream(self, lines: Iterator[str], on_text: Callable[[str], None]) -> ProviderReply:
+    def read_stream(self, lines: Iterator[str], on_text: Callable[[str], None]) -> ProviderReply:
         text: list[str] = []
         calls: dict[int, _ToolCallParts] = {}
         input_tokens = output_tokens = 0

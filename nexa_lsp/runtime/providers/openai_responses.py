@@ -15,13 +15,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from nexa_lsp.runtime.errors import ProviderResponseError
-from nexa_lsp.runtime.events import CancelToken
-from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest, missing_model_error
+from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest
 from nexa_lsp.runtime.providers.http import (
     HttpOptions,
     HttpProvider,
-    HttpTransport,
-    exchange,
+    bearer_headers,
     parse_json,
     require_dict,
     sse_events,
@@ -49,6 +47,8 @@ def _items_of(message: Message) -> list[dict[str, Any]]:
 class OpenAIResponsesProvider(HttpProvider):
     """The OpenAI Responses API, keeping cursors and encrypted reasoning across turns."""
 
+    path = "responses"
+
     def __init__(
         self,
         options: HttpOptions,
@@ -56,18 +56,14 @@ class OpenAIResponsesProvider(HttpProvider):
         default_model: str | None = None,
         store: bool = True,
     ) -> None:
-        self.name = name
-        self.default_model = default_model
         self.store = store
-        headers = {"content-type": "application/json"}
-        if options.api_key:
-            headers["authorization"] = f"Bearer {options.api_key}"
-        self.transport = HttpTransport(name, options, headers)
+        super().__init__(options, name, default_model)
+
+    def auth_headers(self, options: HttpOptions) -> dict[str, str]:
+        return bearer_headers(options)
 
     def request_body(self, request: ProviderRequest) -> dict[str, Any]:
-        model = request.model or self.default_model
-        if not model:
-            raise missing_model_error(self.name)
+        model = self.model_of(request)
         history = request.history
         previous_response_id: str | None = None
         if self.store:
@@ -87,31 +83,12 @@ class OpenAIResponsesProvider(HttpProvider):
         if not self.store:
             body["include"] = ["reasoning.encrypted_content"]
         if request.tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": dict(t.parameters),
-                }
-                for t in request.tools
-            ]
+            body["tools"] = [{"type": "function", **t.as_function()} for t in request.tools]
         if request.max_output_tokens is not None:
             body["max_output_tokens"] = request.max_output_tokens
         return body
 
-    def complete(self, request: ProviderRequest, on_text: Callable[[str], None], cancel: CancelToken) -> ProviderReply:
-        return exchange(
-            self.transport,
-            "responses",
-            lambda: self.request_body(request),
-            cancel,
-            self.name,
-            lambda lines: self._read_stream(lines, on_text),
-            lambda data: self._reply_from(data, on_text, streamed=False),
-        )
-
-    def _read_stream(self, lines: Iterator[str], on_text: Callable[[str], None]) -> ProviderReply:
+    def read_stream(self, lines: Iterator[str], on_text: Callable[[str], None]) -> ProviderReply:
         for event, data in sse_events(lines):
             payload = require_dict(parse_json(data, self.name, "a stream event"), self.name, "a stream event")
             kind = payload.get("type") or event
@@ -126,6 +103,9 @@ class OpenAIResponsesProvider(HttpProvider):
                 problem = payload.get("response", {}).get("error") if kind == "response.failed" else payload
                 raise ProviderResponseError(f"{self.name} reported a failed response: {problem}")
         raise ProviderResponseError(f"{self.name} stream ended without response.completed")
+
+    def read_whole(self, data: dict[str, Any], on_text: Callable[[str], None]) -> ProviderReply:
+        return self._reply_from(data, on_text, streamed=False)
 
     def _reply_from(self, data: dict[str, Any], on_text: Callable[[str], None], streamed: bool) -> ProviderReply:
         response_id = data.get("id")

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nexa_lsp.runtime.errors import RUN_CANCELLED, RUN_TIMED_OUT
+from nexa_lsp.runtime.errors import RUN_BUDGET_EXHAUSTED, RUN_CANCELLED, RUN_TIMED_OUT
 from nexa_lsp.runtime.events import CancelLike, CancelToken, EventHandler, RunEvent, TextHandler, is_cancelled
 from nexa_lsp.runtime.providers.base import Provider
 from nexa_lsp.runtime.run_state import RunError, RunState, RunStatus
@@ -63,6 +63,15 @@ class RunContext:
     def stop(self, state: RunState, status: RunStatus, error: RunError | None) -> Stop:
         """The ``Stop`` to raise after settling ``state`` with ``status``."""
         return Stop(self.settle(state, status, error))
+
+    def check_budget(self, state: RunState, budget: int | None, used: int, what: str) -> None:
+        """Stop the run (budget exhausted) when ``used`` reached the ``what`` budget (if any)."""
+        if budget is not None and used >= budget:
+            raise self.stop(
+                state,
+                RunStatus.BUDGET_EXHAUSTED,
+                RunError(RUN_BUDGET_EXHAUSTED, f"the {what} budget ({budget}) is used up"),
+            )
 
     def check_interrupts(self, state: RunState, partial_output: list[str] | None = None) -> None:
         """Stop the run (cancelled or timed out) when its cancel token is set or its deadline passed."""

@@ -8,7 +8,6 @@ one by one (``tool_calls``), checks the token budget, and asks the model again
 from __future__ import annotations
 
 from nexa_lsp.runtime.errors import (
-    RUN_BUDGET_EXHAUSTED,
     RUN_INTERNAL_ERROR,
     RUN_REJECTED_CALLS,
     NexaRuntimeError,
@@ -52,13 +51,7 @@ def drive(context: RunContext, state: RunState, resumed: bool) -> RunState:
 
 
 def _token_budget_check(context: RunContext, state: RunState) -> None:
-    budget = state.config.token_budget
-    if budget is not None and state.usage.total_tokens >= budget:
-        raise context.stop(
-            state,
-            RunStatus.BUDGET_EXHAUSTED,
-            RunError(RUN_BUDGET_EXHAUSTED, f"the token budget ({budget}) is used up"),
-        )
+    context.check_budget(state, state.config.token_budget, state.usage.total_tokens, "token")
 
 
 def _loop(context: RunContext, state: RunState) -> RunState:

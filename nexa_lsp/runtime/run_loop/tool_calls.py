@@ -16,7 +16,7 @@ import time
 from dataclasses import replace
 
 from nexa_lsp.runtime.artifacts import artifact_reference, write_artifact
-from nexa_lsp.runtime.errors import RUN_BUDGET_EXHAUSTED, TOOL_FAILED, UnknownToolOutcomeError
+from nexa_lsp.runtime.errors import TOOL_FAILED, UnknownToolOutcomeError
 from nexa_lsp.runtime.events import ToolCallFinished, ToolCallStarted
 from nexa_lsp.runtime.run_loop.approvals import approval_gate
 from nexa_lsp.runtime.run_loop.context import RunContext
@@ -90,13 +90,7 @@ def handle_call(context: RunContext, state: RunState, call: ToolCall) -> RunStat
         state, denial = approval_gate(context, state, call)
         if denial is not None:
             return context.save(answered(state, call, denial, True))
-    calls_budget = state.config.tool_call_budget
-    if calls_budget is not None and state.usage.tool_calls >= calls_budget:
-        raise context.stop(
-            state,
-            RunStatus.BUDGET_EXHAUSTED,
-            RunError(RUN_BUDGET_EXHAUSTED, f"the tool-call budget ({calls_budget}) is used up"),
-        )
+    context.check_budget(state, state.config.tool_call_budget, state.usage.tool_calls, "tool-call")
     started = JournalEntry(call.call_id, call.name, call.arguments, "started", time.time())
     state = context.save(state.with_journal(started).evolve(usage=state.usage.plus(tool_calls=1)))
     context.emit(ToolCallStarted(state.run_id, call.call_id, call.name))

@@ -80,8 +80,7 @@ class RunCommands:
 
     async def resume(self, argument: Mapping[str, Any]) -> dict[str, Any]:
         run_id = required_text(argument, "run_id")
-        store, state = self.features.locate(run_id)
-        self.features.enabled_or_refuse(source_path(state))
+        store, state = self._locate(run_id)
         with self.driver.holding(run_id, "resume"):
             _path, agent = agent_of_run(self.server, state)
             choice = await self._resume_provider(agent, state)
@@ -96,8 +95,7 @@ class RunCommands:
         text = argument.get("input")
         if not isinstance(text, str):
             text = ""
-        store, previous = self.features.locate(run_id)
-        self.features.enabled_or_refuse(source_path(previous))
+        store, previous = self._locate(run_id)
         config = run_config(argument.get("config")) if argument.get("config") is not None else None
         path, agent = agent_of_run(self.server, previous)
         provider_name = (
@@ -121,8 +119,7 @@ class RunCommands:
         """Approve or deny a pending tool call; when none is left pending, resume the run."""
         run_id = required_text(argument, "run_id")
         call_id = required_text(argument, "call_id")
-        store, state = self.features.locate(run_id)
-        self.features.enabled_or_refuse(source_path(state))
+        store, state = self._locate(run_id)
         if state.status is not RunStatus.WAITING_APPROVAL and run_id not in self.driver.live_ids():
             status = state.status.value.replace("_", " ")
             raise Refused(
@@ -155,6 +152,12 @@ class RunCommands:
         extra = await client_provider_settings(self.server, self.stores.folder_of(path))
         config = agent.resume_config(state, provider_name)
         return guard(lambda: provider_choice(agent, provider_name, config, extra))
+
+    def _locate(self, run_id: str) -> tuple[SQLiteCheckpointStore, RunState]:
+        """The store holding ``run_id`` and the run, refused when runs are off for its file."""
+        store, state = self.features.locate(run_id)
+        self.features.enabled_or_refuse(source_path(state))
+        return store, state
 
     # --- changing stored runs ---------------------------------------------------------------------
 
@@ -190,8 +193,7 @@ class RunCommands:
         result = argument.get("result")
         if result is not None and not isinstance(result, str):
             raise Refused('nexa.recover: "result" must be a string')
-        store, state = self.features.locate(run_id)
-        self.features.enabled_or_refuse(source_path(state))
+        store, state = self._locate(run_id)
         self.driver.not_live(run_id, "recover")
         recovered = guard(lambda: recover_tool_call(state, call_id, outcome, result=result, by=editor_user()))
         self._save(store, recovered)
@@ -201,8 +203,7 @@ class RunCommands:
 
     async def show_run(self, argument: Mapping[str, Any]) -> dict[str, Any]:
         run_id = required_text(argument, "run_id")
-        store, state = self.features.locate(run_id)
-        self.features.enabled_or_refuse(source_path(state))
+        store, state = self._locate(run_id)
         path = self.features.transcripts.follow(store, state, self.driver.live.get(run_id))
         uri = uri_of_path(path)
         if not self.features.show_document(uri):  # e.g. Neovim 0.7, eglot 1.9: say where it is

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from nexa_lsp.ide import runs as ide
 from nexa_lsp.ide.run_details import run_details
+from nexa_lsp.runtime.redaction import scrub
 from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.agents import agent_of_run, source_path
 from nexa_lsp.server.runs.arguments import Refused, required_text
-from nexa_lsp.server.runs.redaction import scrub
 
 if TYPE_CHECKING:
     from nexa_lsp.server.runs.features import RunFeatures

@@ -26,9 +26,9 @@ from nexa_lsp.runtime.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from nexa_lsp.runtime.redaction import redact_state
 from nexa_lsp.runtime.run_state import RunState, RunStatus
 from nexa_lsp.server.runs.arguments import Refused
-from nexa_lsp.server.runs.redaction import redact
 
 
 @dataclass(eq=False)
@@ -128,7 +128,7 @@ class RunDriver:
         self._starting.add(live)
 
         def save(state: RunState) -> None:
-            state = redact(state, live.secrets)  # a provider may echo its key in an error or reply
+            state = redact_state(state, live.secrets)  # a provider may echo its key in an error or reply
             live.store.save(state)
             self._post(self._on_saved, live, state)
 
@@ -141,7 +141,7 @@ class RunDriver:
             except BaseException as exc:  # a refusal before the first save, or a bug
                 self._post(self._on_failed, live, exc)
                 return
-            self._post(self._on_finished, live, redact(final, live.secrets))
+            self._post(self._on_finished, live, redact_state(final, live.secrets))
 
         live.thread = threading.Thread(target=drive, name=f"nexa-run-{live.agent}", daemon=True)
         live.thread.start()

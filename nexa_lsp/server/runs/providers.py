@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nexa_lsp.runtime.redaction import secrets_of
 from nexa_lsp.runtime.run_state import RunConfig
 from nexa_lsp.runtime.settings import Settings
 from nexa_lsp.server.documents import uri_of_path
-from nexa_lsp.server.runs import protocol
-from nexa_lsp.server.runs.redaction import secrets_of
+from nexa_lsp.server.to_lsp import runs as to_lsp_runs
 
 if TYPE_CHECKING:
     from nexa_lsp.runtime.agent import NexaAgent
@@ -59,7 +59,7 @@ async def client_provider_settings(server: NexaLanguageServer, folder: Path) -> 
         found.update(_string_map(candidate.get("providerSettings")))
     if server.client_supports("workspace.configuration"):
         try:
-            answer = await server.workspace_configuration_async(protocol.runs_configuration(uri_of_path(folder)))
+            answer = await server.workspace_configuration_async(to_lsp_runs.runs_configuration(uri_of_path(folder)))
         except Exception:
             answer = None
         if answer:
@@ -67,6 +67,10 @@ async def client_provider_settings(server: NexaLanguageServer, folder: Path) -> 
             if isinstance(value, Mapping):
                 found.update(_string_map(value.get("providerSettings")))
     return found
+
+
+#: Secrets shorter than this are not searched for in what the editor's runs write or send.
+EDITOR_MIN_SECRET = 6
 
 
 def provider_choice(agent: NexaAgent, name: str | None, config: RunConfig, extra: Mapping[str, str]) -> ProviderChoice:
@@ -77,7 +81,7 @@ def provider_choice(agent: NexaAgent, name: str | None, config: RunConfig, extra
     extra_dirs = [Path(agent.source).parent] if agent.source else []
     settings = Settings.load(working, config.config_name, extra_dirs, environ={**os.environ, **extra})
     resolved = config.provider or "scripted"
-    secrets = secrets_of(extra, [settings.provider(resolved).api_key])
+    secrets = secrets_of(extra, [settings.provider(resolved).api_key], minimum=EDITOR_MIN_SECRET)
     if not extra:
         return ProviderChoice(name, secrets)
     # imported when a run starts: the providers load httpx, which start-up does not need (issue 12)

@@ -2,20 +2,20 @@
 
 ``nexa.showRun`` writes a run's transcript and follows it: while the run goes on, the file
 is rewritten (with a ``## Now`` section holding the text streaming from the model).
-
-Seam: the write becomes ``nexa_lsp.fileio``'s atomic write when that module lands.
+The file is replaced whole (``nexa_lsp.fileio.write_atomically``): an editor showing it
+never reads half a transcript.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nexa_lsp.fileio import write_atomically
 from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
+from nexa_lsp.runtime.redaction import scrub
 from nexa_lsp.runtime.run_state import RunState
 from nexa_lsp.runtime.transcript import render_transcript
-from nexa_lsp.server.runs.redaction import scrub
 
 if TYPE_CHECKING:
     from nexa_lsp.server.runs.live import LiveRun
@@ -50,10 +50,7 @@ def transcript_text(state: RunState, live: LiveRun | None) -> str:
 
 
 def write_transcript(path: Path, state: RunState, live: LiveRun | None) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(transcript_text(state, live), encoding="utf-8")
-    os.replace(temporary, path)
+    write_atomically(path, transcript_text(state, live), make_parents=True)
 
 
 class Transcripts:
