@@ -68,6 +68,10 @@ class ClientFacts:
     completion_documentation_formats: tuple[str, ...] = ()
     versioned_edits: bool = False
     folding_range_limit: int | None = None
+    signature_documentation_formats: tuple[str, ...] = ()
+    signature_label_offsets: bool = False
+    inlay_hint_resolves_tooltip: bool = False
+    link_tooltips: bool = False
 
 
 def _at(value: Any, *names: str) -> Any:
@@ -104,4 +108,12 @@ def client_facts(caps: lsp.ClientCapabilities | None) -> ClientFacts:
         completion_documentation_formats=_strings(_at(item, "documentation_format")),
         versioned_edits=bool(_at(caps, "workspace", "workspace_edit", "document_changes")),
         folding_range_limit=_at(doc, "folding_range", "range_limit") or None,
+        signature_documentation_formats=_strings(
+            _at(doc, "signature_help", "signature_information", "documentation_format")
+        ),
+        signature_label_offsets=bool(
+            _at(doc, "signature_help", "signature_information", "parameter_information", "label_offset_support")
+        ),
+        link_tooltips=bool(_at(doc, "document_link", "tooltip_support")),
+        inlay_hint_resolves_tooltip="tooltip" in _strings(_at(doc, "inlay_hint", "resolve_support", "properties")),
     )

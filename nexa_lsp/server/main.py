@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nexa_lsp.server import document_info, features, runs, session, sync, workspace_diagnostics
+from nexa_lsp.server import document_info, editing_features, features, runs, session, sync, workspace_diagnostics
 from nexa_lsp.server.app import NexaLanguageServer
 
 
@@ -17,4 +17,5 @@ def create_server() -> NexaLanguageServer:
     features.register(server)
     document_info.register(server)
     runs.register(server)
+    editing_features.register(server)
     return server
