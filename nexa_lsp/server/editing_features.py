@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from nexa_lsp.server import to_lsp_editing as convert
 from nexa_lsp.server.app import NexaLanguageServer
 from nexa_lsp.server.documents import DocumentState, normal_path, uri_of_path
 from nexa_lsp.server.features import _cursor, _other_analyses
 from nexa_lsp.server.from_lsp import offsets
 from nexa_lsp.server.sync import document
+from nexa_lsp.server.to_lsp import editing as convert
 
 if TYPE_CHECKING:
     from nexa_lsp.analysis.symbols import Analysis

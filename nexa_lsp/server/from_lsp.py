@@ -8,6 +8,7 @@ capabilities are read once, at ``initialize``, into :class:`ClientFacts`.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +69,9 @@ class ClientFacts:
     completion_documentation_formats: tuple[str, ...] = ()
     versioned_edits: bool = False
     folding_range_limit: int | None = None
+    #: ``experimental.nexa.runPrompts``: the client asks the user for a run's task or input
+    #: itself (a lens may leave them out) and shows message requests without blocking.
+    run_prompts: bool = False
     signature_documentation_formats: tuple[str, ...] = ()
     signature_label_offsets: bool = False
     inlay_hint_resolves_tooltip: bool = False
@@ -108,6 +112,7 @@ def client_facts(caps: lsp.ClientCapabilities | None) -> ClientFacts:
         completion_documentation_formats=_strings(_at(item, "documentation_format")),
         versioned_edits=bool(_at(caps, "workspace", "workspace_edit", "document_changes")),
         folding_range_limit=_at(doc, "folding_range", "range_limit") or None,
+        run_prompts=_run_prompts(_at(caps, "experimental")),
         signature_documentation_formats=_strings(
             _at(doc, "signature_help", "signature_information", "documentation_format")
         ),
@@ -117,3 +122,38 @@ def client_facts(caps: lsp.ClientCapabilities | None) -> ClientFacts:
         link_tooltips=bool(_at(doc, "document_link", "tooltip_support")),
         inlay_hint_resolves_tooltip="tooltip" in _strings(_at(doc, "inlay_hint", "resolve_support", "properties")),
     )
+
+
+def _run_prompts(experimental: Any) -> bool:
+    """``experimental.nexa.runPrompts`` is ``true``."""
+    nexa = experimental.get("nexa") if isinstance(experimental, Mapping) else None
+    return isinstance(nexa, Mapping) and nexa.get("runPrompts") is True
+
+
+# ---------------------------------------------------------------------- answers and custom requests
+
+
+def chosen_action(answer: object) -> str | None:
+    """The title of the action a ``window/showMessageRequest`` was answered with."""
+    return answer.title if isinstance(answer, lsp.MessageActionItem) else None
+
+
+def custom_params(params: object) -> Mapping[str, Any]:
+    """The params of a ``nexa/...`` request as a mapping (pygls hands them over as namedtuples)."""
+    if params is None:
+        return {}
+    if isinstance(params, Mapping):
+        return params
+    as_dict = getattr(params, "_asdict", None)
+    if as_dict is None:
+        raise TypeError("the params must be an object")
+    return {key: _plain(value) for key, value in as_dict().items()}
+
+
+def _plain(value: object) -> object:
+    as_dict = getattr(value, "_asdict", None)
+    if as_dict is not None:
+        return {key: _plain(item) for key, item in as_dict().items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value

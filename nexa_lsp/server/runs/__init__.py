@@ -30,11 +30,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from nexa_lsp.ide.run_commands import RUN_ACTION_KIND
+from nexa_lsp.server import from_lsp
 from nexa_lsp.server.app import RequestFailed
 from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.arguments import Refused, command_argument
 from nexa_lsp.server.runs.details import RUN_DETAILS
 from nexa_lsp.server.runs.features import RunFeatures
+from nexa_lsp.server.to_lsp import runs as to_lsp_runs
 
 if TYPE_CHECKING:
     from lsprotocol import types as lsp
@@ -49,14 +51,14 @@ def register(server: NexaLanguageServer) -> RunFeatures:
     features = RunFeatures(server)
     commands = features.commands
 
-    @server.feature(protocol.CODE_LENS, protocol.CODE_LENS_OPTIONS)
+    @server.feature(protocol.CODE_LENS, to_lsp_runs.CODE_LENS_OPTIONS)
     def code_lens(params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
         return features.views.code_lens(params)
 
     @server.feature(RUN_DETAILS)
     async def run_details(params: Any) -> dict[str, Any]:  # a namedtuple (pygls, custom method)
         try:
-            return await features.details.request(protocol.custom_params(params))
+            return await features.details.request(from_lsp.custom_params(params))
         except (Refused, TypeError) as exc:  # a data request: answered with the reason, not shown
             raise RequestFailed(str(exc)) from None
 

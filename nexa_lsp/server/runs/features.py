@@ -31,6 +31,7 @@ from nexa_lsp.server.runs.redaction import scrub
 from nexa_lsp.server.runs.stores import RunStores
 from nexa_lsp.server.runs.transcripts import Transcripts
 from nexa_lsp.server.runs.views import RunViews
+from nexa_lsp.server.to_lsp import runs as to_lsp_runs
 
 if TYPE_CHECKING:
     from nexa_lsp.server.app import NexaLanguageServer
@@ -79,7 +80,7 @@ class RunFeatures:
         """Ask the client to open ``uri``; False when it cannot (no ``window/showDocument``)."""
         if not self.server.client_supports("window.show_document.support"):
             return False
-        protocol.fire(self.server.window_show_document(protocol.show_document(uri)))
+        protocol.fire(self.server.window_show_document(to_lsp_runs.show_document(uri)))
         return True
 
     async def start(self, live: LiveRun, entry: Callable[..., RunState]) -> RunState:

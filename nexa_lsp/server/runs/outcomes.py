@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from nexa_lsp.ide.runs import short_id
 from nexa_lsp.runtime.run_state import Approval, RunState, RunStatus
+from nexa_lsp.server import from_lsp
 from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.agents import source_path
 from nexa_lsp.server.runs.arguments import Refused
 from nexa_lsp.server.runs.redaction import scrub
+from nexa_lsp.server.to_lsp import runs as to_lsp_runs
 
 if TYPE_CHECKING:
     from nexa_lsp.server.runs.features import RunFeatures
@@ -94,7 +96,7 @@ class RunOutcomes:
         self.failed(state, f"Nexa: {state.agent} run {short_id(state.run_id)} stopped unexpectedly: {reason}")
 
     def failed(self, state: RunState, text: str) -> None:
-        if protocol.client_prompts_for_runs(self.server):
+        if self.server.client.run_prompts:
             self._spawn(self._offer_transcript(state, text))
             return
         try:  # clients that cannot open a document: say where the transcript is
@@ -115,11 +117,13 @@ class RunOutcomes:
 
     async def _ask(self, text: str, level: str, actions: list[str]) -> str | None:
         try:
-            answer = await self.server.window_show_message_request_async(protocol.message_request(text, level, actions))
+            answer = await self.server.window_show_message_request_async(
+                to_lsp_runs.message_request(text, level, actions)
+            )
         except Exception as exc:  # unsupported, or the connection is gone
             protocol.log(self.server, f"runs: window/showMessageRequest failed: {exc}", "warning")
             return None
-        return protocol.chosen_action(answer)
+        return from_lsp.chosen_action(answer)
 
     async def _offer_transcript(self, state: RunState, text: str) -> None:
         if await self._ask(text, "error", [SHOW_TRANSCRIPT]) == SHOW_TRANSCRIPT:

@@ -11,6 +11,7 @@ from nexa_lsp.ide.runs import short_id
 from nexa_lsp.runtime.run_state import RunState, RunStatus
 from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.redaction import scrub
+from nexa_lsp.server.to_lsp import runs as to_lsp_runs
 
 if TYPE_CHECKING:
     from nexa_lsp.server.app import NexaLanguageServer
@@ -69,7 +70,7 @@ class RunProgress:
             )
         live.progress = token
         state = live.state
-        server.work_done_progress.begin(token, protocol.progress_begin(f"Nexa: {live.agent}", report_message(live)))
+        server.work_done_progress.begin(token, to_lsp_runs.progress_begin(f"Nexa: {live.agent}", report_message(live)))
         if live.done and state is not None:
             self.end(live, end_message(live.state or state))
 
@@ -77,7 +78,7 @@ class RunProgress:
         if live.progress is None:
             return
         try:
-            self.server.work_done_progress.report(live.progress, protocol.progress_report(report_message(live)))
+            self.server.work_done_progress.report(live.progress, to_lsp_runs.progress_report(report_message(live)))
         except Exception:  # the connection is gone
             live.progress = None
 
@@ -87,5 +88,5 @@ class RunProgress:
             return
         live.progress = None
         with contextlib.suppress(Exception):  # the connection is gone
-            self.server.work_done_progress.end(token, protocol.progress_end(message))
+            self.server.work_done_progress.end(token, to_lsp_runs.progress_end(message))
         self.server.work_done_progress.tokens.pop(token, None)

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from nexa_lsp.runtime.run_state import RunConfig
 from nexa_lsp.runtime.settings import Settings
 from nexa_lsp.server.documents import uri_of_path
-from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.redaction import secrets_of
+from nexa_lsp.server.to_lsp import runs as to_lsp_runs
 
 if TYPE_CHECKING:
     from nexa_lsp.runtime.agent import NexaAgent
@@ -59,7 +59,7 @@ async def client_provider_settings(server: NexaLanguageServer, folder: Path) -> 
         found.update(_string_map(candidate.get("providerSettings")))
     if server.client_supports("workspace.configuration"):
         try:
-            answer = await server.workspace_configuration_async(protocol.runs_configuration(uri_of_path(folder)))
+            answer = await server.workspace_configuration_async(to_lsp_runs.runs_configuration(uri_of_path(folder)))
         except Exception:
             answer = None
         if answer:

@@ -7,20 +7,24 @@ with their runs are cached until the text, the store, the settings or a run chan
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nexa_lsp.analysis.run_codes import RUN_CODES
 from nexa_lsp.ide import run_commands, run_diagnostics
 from nexa_lsp.ide import runs as ide
 from nexa_lsp.runtime.checkpoints import SQLiteCheckpointStore
 from nexa_lsp.runtime.errors import NexaRuntimeError
 from nexa_lsp.runtime.owner import current_owner
 from nexa_lsp.runtime.run_state import RunState, RunStatus
+from nexa_lsp.server import from_lsp
 from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.runs.stores import RunStores, store_stamp
 from nexa_lsp.server.runs.transcripts import display_path, transcript_path
+from nexa_lsp.server.to_lsp import runs as to_lsp_runs
 
 if TYPE_CHECKING:
     from lsprotocol import types as lsp
@@ -33,6 +37,8 @@ if TYPE_CHECKING:
 
 #: Newest runs of a file read for lenses, actions and diagnostics (unsettled runs always).
 RECENT_RUNS = 50
+
+_RUN_ID = re.compile(r"\brun_[0-9a-f]{32}\b")
 
 
 @dataclass(frozen=True)
@@ -158,12 +164,12 @@ class RunViews:
         if not settings.runs_enabled:
             return []
         views = self.views(uri, state.path, source)
-        prompts = protocol.client_prompts_for_runs(self.server)
+        prompts = self.server.client.run_prompts
         transcripts = {} if self.server.client_supports("window.show_document.support") else self.transcripts_of(views)
         found = run_commands.code_lenses(
             views, uri, enabled=settings.runs_enabled, prompts=prompts, transcripts=transcripts
         )
-        return [protocol.code_lens(source.lines, lens) for lens in found]
+        return [to_lsp_runs.code_lens(source.lines, lens) for lens in found]
 
     def transcripts_of(self, views: Sequence[ide.AgentView]) -> dict[str, str]:
         """Run id -> where its transcript file is (relative to its workspace folder when inside),
@@ -184,7 +190,7 @@ class RunViews:
     def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         """Run actions (kind ``source.nexa.run``) for the agents under the range and the runs
         named by the request's run-aware diagnostics."""
-        if not protocol.wants_kind(params.context.only, run_commands.RUN_ACTION_KIND):
+        if not wants_kind(params.context.only, run_commands.RUN_ACTION_KIND):
             return []
         uri = params.text_document.uri
         state = self.server.documents.get(uri)
@@ -195,18 +201,40 @@ class RunViews:
             return []
         source = self.server.documents.parsed(state)
         views = self.views(uri, state.path, source)
-        start, end = protocol.action_range(source.lines, params)
+        start, end = from_lsp.offsets(source.lines, params.range)
         by_run: dict[str, list[lsp.Diagnostic]] = {}
         for diagnostic in params.context.diagnostics:
-            run_id = protocol.diagnostic_run(diagnostic)
+            run_id = diagnostic_run(diagnostic)
             if run_id is not None:
                 by_run.setdefault(run_id, []).append(diagnostic)
         actions = []
-        prompts = protocol.client_prompts_for_runs(self.server)
+        prompts = self.server.client.run_prompts
         actions_here = run_commands.code_actions(
             views, uri, start, end, enabled=True, diagnostic_runs=by_run, prompts=prompts
         )
         for action in actions_here:
-            attached = [d for d in by_run.get(action.run_id or "", []) if protocol.diagnostic_code(d) in action.codes]
-            actions.append(protocol.code_action(action, run_commands.RUN_ACTION_KIND, attached))
+            attached = [d for d in by_run.get(action.run_id or "", []) if diagnostic_code(d) in action.codes]
+            actions.append(to_lsp_runs.code_action(action, run_commands.RUN_ACTION_KIND, attached))
         return actions
+
+
+def wants_kind(only: Sequence[str] | None, kind: str) -> bool:
+    """Whether a code action request's ``context.only`` admits actions of ``kind``."""
+    if only is None:
+        return True
+    return any(str(k) in ("", kind) or kind.startswith(str(k) + ".") for k in only)
+
+
+def diagnostic_run(diagnostic: lsp.Diagnostic) -> str | None:
+    """The run a run-aware diagnostic is about (its data, else the full run id in its message)."""
+    if diagnostic.code not in RUN_CODES:
+        return None
+    data = diagnostic.data
+    if isinstance(data, Mapping) and isinstance(data.get("run_id"), str):
+        return str(data["run_id"])
+    match = _RUN_ID.search(diagnostic.message)
+    return match.group(0) if match else None
+
+
+def diagnostic_code(diagnostic: lsp.Diagnostic) -> str | None:
+    return None if diagnostic.code is None else str(diagnostic.code)
