@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from nexa_lsp.server import document_info, editing_features, features, runs, session, sync, workspace_diagnostics
+from nexa_lsp.server import (
+    document_info,
+    editing_features,
+    features,
+    runs,
+    secrets_documents,
+    session,
+    sync,
+    workspace_diagnostics,
+)
 from nexa_lsp.server.app import NexaLanguageServer
 
 
@@ -18,4 +27,5 @@ def create_server() -> NexaLanguageServer:
     document_info.register(server)
     runs.register(server)
     editing_features.register(server)
+    secrets_documents.register(server)
     return server

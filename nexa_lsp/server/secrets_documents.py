@@ -1,0 +1,45 @@
+"""``.nxs`` settings files in the editor: their diagnostics (NX210-NX215) instead of the Nexa checks.
+
+A document is a settings file when its language id is ``nexa-secrets`` or its path ends
+in ``.nxs``. Its diagnostics come from :func:`nexa_lsp.ide.secrets_file.secrets_diagnostics`
+through ``server.document_checkers`` (pushed and pulled like any other document's); none
+of their messages holds a value, since the values are API keys.
+"""
+
+from __future__ import annotations
+
+from nexa_lsp.server import to_lsp
+from nexa_lsp.server.app import NexaLanguageServer
+from nexa_lsp.server.documents import Checked, DocumentState
+from nexa_lsp.server.sync import _result_id
+
+LANGUAGE_ID = "nexa-secrets"
+SUFFIX = ".nxs"
+
+
+def is_secrets_document(server: NexaLanguageServer, state: DocumentState) -> bool:
+    """Whether the open document is a ``.nxs`` settings file (by path or language id)."""
+    if (state.path is not None and state.path.suffix == SUFFIX) or state.uri.endswith(SUFFIX):
+        return True
+    try:
+        opened = server.workspace.text_documents.get(state.uri)
+    except RuntimeError:  # no workspace yet
+        return False
+    return opened is not None and opened.language_id == LANGUAGE_ID
+
+
+def check_secrets(server: NexaLanguageServer, state: DocumentState) -> Checked | None:
+    """The diagnostics of a settings file (None for any other document)."""
+    if not is_secrets_document(server, state):
+        return None
+    from nexa_lsp.ide.secrets_file import secrets_diagnostics  # lazy: start-up
+    from nexa_lsp.text import LineIndex  # lazy: start-up
+
+    lines = LineIndex(state.text)
+    found = secrets_diagnostics(state.text)
+    converted = [to_lsp.diagnostic(d, state.uri, lines, server.client) for d in found]
+    return Checked(state.version, found, converted, _result_id(converted))
+
+
+def register(server: NexaLanguageServer) -> None:
+    server.document_checkers.append(lambda state: check_secrets(server, state))
