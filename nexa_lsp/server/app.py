@@ -22,7 +22,10 @@ error keeps its traceback in the log. Shared state of the feature modules:
   ``server.code_action_kinds``, the kinds advertised for it;
 * ``server.document_checkers`` - callables ``(DocumentState) -> Checked | None``; the first
   that claims a document (answers not None) gives its diagnostics instead of the Nexa
-  checks (``.nxs`` settings files: ``nexa_lsp.server.secrets_documents``).
+  checks (``.nxs`` settings files: ``nexa_lsp.server.secrets_documents``);
+* ``server.request_gates`` - callables ``(method, params) -> bool``; a request one of them
+  answers True for gets ``null`` without running its handler (Nexa features asked about
+  a ``.nxs`` settings file).
 
 The runs feature (``nexa_lsp.server.runs``: code lenses and the ``nexa.*`` run commands)
 uses the provider hooks and owns ``textDocument/codeLens``.
@@ -165,6 +168,7 @@ class NexaLanguageServer(LanguageServer):
         self.code_action_providers: list[Callable[[lsp.CodeActionParams], list[lsp.CodeAction]]] = []
         self.code_action_kinds: list[str] = []
         self.document_checkers: list[Callable[[DocumentState], Checked | None]] = []
+        self.request_gates: list[Callable[[str, Any], bool]] = []
         self.idle_collector = IdleCollector()
         self.startup = StartUp(self)
         self.diagnostic_changes = DiagnosticChanges()  # what held workspace/diagnostic requests wait on
@@ -260,6 +264,8 @@ class NexaLanguageServer(LanguageServer):
             @functools.wraps(handler)
             async def guarded_async(*args: Any) -> Any:
                 try:
+                    if not notification and self._gated(name, args):
+                        return None
                     return await handler(*args)
                 except asyncio.CancelledError:
                     raise
@@ -274,6 +280,8 @@ class NexaLanguageServer(LanguageServer):
         @functools.wraps(handler)
         def guarded(*args: Any) -> Any:
             try:
+                if not notification and self._gated(name, args):
+                    return None
                 return handler(*args)
             except Exception as exc:
                 err = failed(exc)
@@ -282,6 +290,9 @@ class NexaLanguageServer(LanguageServer):
                 raise err from exc
 
         return guarded
+
+    def _gated(self, method: str, args: tuple[Any, ...]) -> bool:
+        return bool(args) and any(gate(method, args[0]) for gate in self.request_gates)
 
     def feature(self, feature_name: str, options: Any | None = None) -> Callable[[F], F]:
         """Register an LSP feature whose failures become LSP errors and log messages."""

@@ -3,10 +3,16 @@
 A document is a settings file when its language id is ``nexa-secrets`` or its path ends
 in ``.nxs``. Its diagnostics come from :func:`nexa_lsp.ide.secrets_file.secrets_diagnostics`
 through ``server.document_checkers`` (pushed and pulled like any other document's); none
-of their messages holds a value, since the values are API keys.
+of their messages holds a value, since the values are API keys. The Nexa features
+(hover, completion, semantic tokens, lenses ...) answer ``null`` for them
+(``server.request_gates``): a settings file is not a Nexa program.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types as lsp
 
 from nexa_lsp.server import to_lsp
 from nexa_lsp.server.app import NexaLanguageServer
@@ -41,5 +47,19 @@ def check_secrets(server: NexaLanguageServer, state: DocumentState) -> Checked |
     return Checked(state.version, found, converted, _result_id(converted))
 
 
+#: Requests a settings file still gets answers for (the rest is about Nexa sources).
+ANSWERED = frozenset({lsp.TEXT_DOCUMENT_DIAGNOSTIC})
+
+
+def nexa_only(server: NexaLanguageServer, method: str, params: Any) -> bool:
+    """Whether ``method`` asks a Nexa feature about an open settings file (answered with null)."""
+    if method in ANSWERED or not method.startswith("textDocument/"):
+        return False
+    uri = getattr(getattr(params, "text_document", None), "uri", None)
+    state = server.documents.get(uri) if isinstance(uri, str) else None
+    return state is not None and is_secrets_document(server, state)
+
+
 def register(server: NexaLanguageServer) -> None:
     server.document_checkers.append(lambda state: check_secrets(server, state))
+    server.request_gates.append(lambda method, params: nexa_only(server, method, params))

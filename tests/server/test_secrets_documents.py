@@ -132,6 +132,23 @@ async def test_a_clean_settings_file_has_no_diagnostics_and_edits_update_them(
     close(client, target)
 
 
+async def test_nexa_features_do_not_answer_for_a_settings_file(client: LanguageClient, folder: Path) -> None:
+    target = uri(folder / "features.nxs")
+    text = 'MODEL = "m"\nconfig prod { API_KEY = "sk-特征😀" }\n'
+    open_as(client, target, text, "nexa-secrets")
+    doc = lsp.TextDocumentIdentifier(target)
+    pos = position_of(text, "API_KEY")
+    assert await client.text_document_hover_async(lsp.HoverParams(doc, pos)) is None
+    assert await client.text_document_completion_async(lsp.CompletionParams(doc, pos)) is None
+    assert await client.text_document_semantic_tokens_full_async(lsp.SemanticTokensParams(doc)) is None
+    assert await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc)) is None
+    assert await client.text_document_code_lens_async(lsp.CodeLensParams(doc)) is None
+    whole = lsp.Range(lsp.Position(0, 0), lsp.Position(2, 0))
+    assert await client.text_document_inlay_hint_async(lsp.InlayHintParams(doc, whole)) is None
+    assert await diagnostics(client, target, 1) == []  # still checked as a settings file
+    close(client, target)
+
+
 async def test_nexa_sources_still_get_nexa_diagnostics(client: LanguageClient, folder: Path) -> None:
     target = uri(folder / "main.nx")
     open_as(client, target, "API_KEY = 1\n", "nexa")
