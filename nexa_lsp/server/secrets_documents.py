@@ -11,6 +11,7 @@ of their messages holds a value, since the values are API keys. The Nexa feature
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 
@@ -28,7 +29,8 @@ def is_secrets_document(server: NexaLanguageServer, state: DocumentState) -> boo
     if (state.path is not None and state.path.suffix == SUFFIX) or state.uri.endswith(SUFFIX):
         return True
     try:
-        opened = server.workspace.text_documents.get(state.uri)
+        documents = server.workspace.text_documents
+        opened = documents.get(state.uri) or documents.get(unquote(state.uri))  # pygls keys are unquoted
     except RuntimeError:  # no workspace yet
         return False
     return opened is not None and opened.language_id == LANGUAGE_ID

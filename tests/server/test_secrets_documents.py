@@ -112,7 +112,7 @@ async def test_language_id_or_extension_makes_a_settings_file(client: LanguageCl
     assert found(await diagnostics(client, by_extension, 1)) == [
         ("NX210", lsp.Range(lsp.Position(1, 0), lsp.Position(1, utf16("what is this 😀"))))
     ]
-    untitled = "untitled:Untitled-密钥"
+    untitled = "untitled:Untitled-%E5%AF%86%E9%92%A5"  # percent-encoded, as clients send it
     open_as(client, untitled, "MODLE = 1\n", "nexa-secrets")
     assert [str(d.code) for d in await diagnostics(client, untitled, 1)] == ["NX213"]
     close(client, by_extension)
