@@ -115,8 +115,20 @@ async def test_language_id_or_extension_makes_a_settings_file(client: LanguageCl
     untitled = "untitled:Untitled-%E5%AF%86%E9%92%A5"  # percent-encoded, as clients send it
     open_as(client, untitled, "MODLE = 1\n", "nexa-secrets")
     assert [str(d.code) for d in await diagnostics(client, untitled, 1)] == ["NX213"]
+    crlf = uri(folder / "windows.nxs")
+    open_as(
+        client,
+        crlf,
+        '// 注释 😀\r\nAPI_KEY = "sk-窗口"\r\n😀 oops\r\nconfig p { X_TIMEOUT = 3,\r\n  BAD }\r\n',
+        "nexa-secrets",
+    )
+    assert found(await diagnostics(client, crlf, 1)) == [
+        ("NX210", lsp.Range(lsp.Position(2, 0), lsp.Position(2, utf16("😀 oops")))),
+        ("NX212", lsp.Range(lsp.Position(4, 2), lsp.Position(4, 5))),
+    ]
     close(client, by_extension)
     close(client, untitled)
+    close(client, crlf)
 
 
 async def test_a_clean_settings_file_has_no_diagnostics_and_edits_update_them(
