@@ -64,6 +64,17 @@ def full(docs: Iterable[RuleDoc], severity: Callable[[CodeInfo], str]) -> str:
     return "\n\n".join(out)
 
 
+def settings_file_codes() -> str:
+    """Entries for docs/diagnostics.md from the ``.nxs`` codes (``nexa_lsp/ide/secrets_file.py``)."""
+    from nexa_lsp.ide.secrets_file import SECRETS_CODES, SECRETS_DOCS
+
+    out = []
+    for code, info in SECRETS_CODES.items():
+        what, example = SECRETS_DOCS[code]
+        out.append(f"### {code} - {info.title} ({info.severity.label})\n\n{what}\n```text\n{example}\n```")
+    return "\n\n".join(out)
+
+
 def replace_block(text: str, name: str, body: str, path: Path) -> str:
     begin, end = f"<!-- generated: {name} -->", f"<!-- end generated: {name} -->"
     start = text.find(begin)
@@ -81,6 +92,7 @@ def generated() -> dict[Path, str]:
         ROOT / "docs" / "diagnostics.md": {
             "semantic rules": summary(semantic, semantic_severity_words),
             "migration rules": summary(migration, migration_severity_words),
+            "settings file codes": settings_file_codes(),
         },
         ROOT / "docs" / "migration.md": {"migration rules": full(migration, migration_severity_words)},
     }

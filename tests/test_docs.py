@@ -12,6 +12,7 @@ from nexa_lsp.analysis.migration.rules import RULES as MIGRATION_RULES
 from nexa_lsp.analysis.run_codes import RUN_CODES
 from nexa_lsp.analysis.semantic import SEMANTIC_CODES
 from nexa_lsp.analysis.semantic.rules import RULES as SEMANTIC_RULES
+from nexa_lsp.ide.secrets_file import SECRETS_CODES
 from nexa_lsp.syntax.diagnostics import CODES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -20,13 +21,13 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 def test_every_code_is_documented_with_a_heading() -> None:
     text = (DOCS / "diagnostics.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"^### (NX[A-Z]*\d+) ", text, re.M))
-    every = set(CODES) | set(SEMANTIC_CODES) | set(MIGRATION_CODES) | set(RUN_CODES)
+    every = set(CODES) | set(SEMANTIC_CODES) | set(MIGRATION_CODES) | set(RUN_CODES) | set(SECRETS_CODES)
     assert sorted(every - documented) == []
     assert sorted(documented - every) == []
 
 
 def test_code_ranges_do_not_collide() -> None:
-    registries = [CODES, SEMANTIC_CODES, MIGRATION_CODES, RUN_CODES]
+    registries = [CODES, SEMANTIC_CODES, MIGRATION_CODES, RUN_CODES, SECRETS_CODES]
     seen: set[str] = set()
     for registry in registries:
         assert not seen & set(registry)

@@ -134,3 +134,12 @@ def _enclosing(source: SourceFile, offset: int) -> t.Decl | None:
     if not isinstance(item, t.Decl) or declared_kind(item) not in CALLABLE or not item.name:
         return None
     return item
+
+
+def item_named(analysis: Analysis, name: str, kind: DeclKind) -> CallItem | None:
+    """The item of the file's own declaration ``name`` of ``kind`` (how a later request
+    names an item it was given)."""
+    for symbol in analysis.file.symbols.get(name, []):
+        if symbol.kind is kind and kind in CALLABLE:
+            return _item(analysis, symbol)
+    return None

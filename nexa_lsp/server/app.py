@@ -19,7 +19,13 @@ error keeps its traceback in the log. Shared state of the feature modules:
   pulled alike);
 * ``server.code_action_providers`` - callables ``(CodeActionParams) ->
   list[CodeAction]`` whose actions join ``textDocument/codeAction``, and
-  ``server.code_action_kinds``, the kinds advertised for it.
+  ``server.code_action_kinds``, the kinds advertised for it;
+* ``server.document_checkers`` - callables ``(DocumentState) -> Checked | None``; the first
+  that claims a document (answers not None) gives its diagnostics instead of the Nexa
+  checks (``.nxs`` settings files: ``nexa_lsp.server.secrets_documents``);
+* ``server.request_gates`` - callables ``(method, params) -> bool``; a request one of them
+  answers True for gets ``null`` without running its handler (Nexa features asked about
+  a ``.nxs`` settings file).
 
 The runs feature (``nexa_lsp.server.runs``: code lenses and the ``nexa.*`` run commands)
 uses the provider hooks and owns ``textDocument/codeLens``.
@@ -48,7 +54,7 @@ from pygls.protocol.language_server import lsp_method
 from nexa_lsp import __version__
 from nexa_lsp.server import to_lsp
 from nexa_lsp.server.changes import DiagnosticChanges
-from nexa_lsp.server.documents import DocumentState, DocumentStore, normal_path, path_of_uri
+from nexa_lsp.server.documents import Checked, DocumentState, DocumentStore, normal_path, path_of_uri
 from nexa_lsp.server.from_lsp import ClientFacts, client_facts
 from nexa_lsp.server.memory import IdleCollector
 from nexa_lsp.server.settings import ServerSettings, settings_for_uri
@@ -161,6 +167,8 @@ class NexaLanguageServer(LanguageServer):
         self.diagnostic_providers: list[Callable[[DocumentState, SourceFile], list[Diagnostic]]] = []
         self.code_action_providers: list[Callable[[lsp.CodeActionParams], list[lsp.CodeAction]]] = []
         self.code_action_kinds: list[str] = []
+        self.document_checkers: list[Callable[[DocumentState], Checked | None]] = []
+        self.request_gates: list[Callable[[str, Any], bool]] = []
         self.idle_collector = IdleCollector()
         self.startup = StartUp(self)
         self.diagnostic_changes = DiagnosticChanges()  # what held workspace/diagnostic requests wait on
@@ -256,6 +264,8 @@ class NexaLanguageServer(LanguageServer):
             @functools.wraps(handler)
             async def guarded_async(*args: Any) -> Any:
                 try:
+                    if not notification and self._gated(name, args):
+                        return None
                     return await handler(*args)
                 except asyncio.CancelledError:
                     raise
@@ -270,6 +280,8 @@ class NexaLanguageServer(LanguageServer):
         @functools.wraps(handler)
         def guarded(*args: Any) -> Any:
             try:
+                if not notification and self._gated(name, args):
+                    return None
                 return handler(*args)
             except Exception as exc:
                 err = failed(exc)
@@ -278,6 +290,9 @@ class NexaLanguageServer(LanguageServer):
                 raise err from exc
 
         return guarded
+
+    def _gated(self, method: str, args: tuple[Any, ...]) -> bool:
+        return bool(args) and any(gate(method, args[0]) for gate in self.request_gates)
 
     def feature(self, feature_name: str, options: Any | None = None) -> Callable[[F], F]:
         """Register an LSP feature whose failures become LSP errors and log messages."""

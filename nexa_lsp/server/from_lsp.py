@@ -72,6 +72,10 @@ class ClientFacts:
     #: ``experimental.nexa.runPrompts``: the client asks the user for a run's task or input
     #: itself (a lens may leave them out) and shows message requests without blocking.
     run_prompts: bool = False
+    signature_documentation_formats: tuple[str, ...] = ()
+    signature_label_offsets: bool = False
+    inlay_hint_resolves_tooltip: bool = False
+    link_tooltips: bool = False
 
 
 def _at(value: Any, *names: str) -> Any:
@@ -109,6 +113,14 @@ def client_facts(caps: lsp.ClientCapabilities | None) -> ClientFacts:
         versioned_edits=bool(_at(caps, "workspace", "workspace_edit", "document_changes")),
         folding_range_limit=_at(doc, "folding_range", "range_limit") or None,
         run_prompts=_run_prompts(_at(caps, "experimental")),
+        signature_documentation_formats=_strings(
+            _at(doc, "signature_help", "signature_information", "documentation_format")
+        ),
+        signature_label_offsets=bool(
+            _at(doc, "signature_help", "signature_information", "parameter_information", "label_offset_support")
+        ),
+        link_tooltips=bool(_at(doc, "document_link", "tooltip_support")),
+        inlay_hint_resolves_tooltip="tooltip" in _strings(_at(doc, "inlay_hint", "resolve_support", "properties")),
     )
 
 

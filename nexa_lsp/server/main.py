@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from nexa_lsp.server import document_info, features, runs, session, sync, workspace_diagnostics
+from nexa_lsp.server import (
+    document_info,
+    editing_features,
+    features,
+    runs,
+    secrets_documents,
+    session,
+    sync,
+    workspace_diagnostics,
+)
 from nexa_lsp.server.app import NexaLanguageServer
 
 
@@ -17,4 +26,6 @@ def create_server() -> NexaLanguageServer:
     features.register(server)
     document_info.register(server)
     runs.register(server)
+    editing_features.register(server)
+    secrets_documents.register(server)
     return server

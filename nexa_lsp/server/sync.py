@@ -92,6 +92,11 @@ def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
     """Diagnostics of the open document's current version (computed once per version and settings)."""
     if state.checked is not None and state.checked.version == state.version:
         return state.checked
+    for claim in server.document_checkers:  # documents that are not Nexa sources (`.nxs` files)
+        claimed = claim(state)
+        if claimed is not None:
+            state.checked = claimed
+            return claimed
     source = server.documents.parsed(state)
     settings = server.settings_for(state.uri)
     diagnostics, state.include_paths = base_diagnostics(source, state.path, server.documents.locate, settings)
