@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from nexa_lsp.server import document_info, features, runs, session, sync, workspace_diagnostics
+from nexa_lsp.server import document_info, features, migration_status, runs, session, sync, workspace_diagnostics
 from nexa_lsp.server.app import NexaLanguageServer
 
 
 def create_server() -> NexaLanguageServer:
     """A server with every feature registered: the session (settings, folders), document sync
-    and diagnostics, the language features, ``nexa/documentInfo``, and the runs feature (code
+    and diagnostics, the language features, ``nexa/documentInfo``, ``nexa/migrationStatus`` and
+    the workspace migration commands, and the runs feature (code
     lenses and the ``nexa.*`` run commands)."""
     server = NexaLanguageServer()
     session.register(server)
@@ -17,4 +18,5 @@ def create_server() -> NexaLanguageServer:
     features.register(server)
     document_info.register(server)
     runs.register(server)
+    migration_status.register(server)
     return server
