@@ -71,3 +71,13 @@ def test_migrate_workspace_with_a_cache_gives_the_same_texts() -> None:
     cache = StatusCache()
     workspace_status(FILES, cache=cache)
     assert migrate_workspace(FILES, cache=cache)[1] == migrate_workspace(FILES)[1]
+
+
+def test_results_of_texts_no_longer_in_the_workspace_are_dropped() -> None:
+    cache = StatusCache()
+    workspace_status(FILES, cache=cache)
+    size = len(cache)
+    for n in range(5):  # a long session editing one file
+        edited = {**FILES, ROOT / "other.nx": FILES[ROOT / "other.nx"] + f"// edit {n}\n"}
+        workspace_status(edited, cache=cache)
+    assert len(cache) == size

@@ -139,8 +139,13 @@ class StatusCache:
         self._seen = set()
 
     def finish(self) -> None:
-        """End one status: keep only the parses of the texts it read."""
+        """End one status: keep only the parses and results of the texts it read (so
+        the cache does not grow with every edit of a long session)."""
         self._parses = {text: src for text, src in self._parses.items() if text in self._seen}
+        self._entries = {key: found for key, found in self._entries.items() if key[2] in self._seen}
+
+    def __len__(self) -> int:
+        return sum(len(found) for found in self._entries.values())
 
     def parse(self, text: str) -> SourceFile:
         self._seen.add(text)
