@@ -4,7 +4,9 @@ real subprocess on the same folder."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -189,4 +191,51 @@ async def test_migrate_workspace_migrates_ready_files_only_once(client: Language
         **{name: before[name].decode("utf-8") for name in FILES},
         "ready.nx": migrated,
         "lib.nxlib": "nexa 3.0;\n" + LIB,
+    }
+
+
+CORPUS = (Path(__file__).parents[2] / "../shared/corpus/nexa-2.x").resolve()
+
+
+@pytest_lsp.fixture(config=CONFIG, params=["visual_studio_code"])
+async def corpus_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    if not CORPUS.is_dir():
+        pytest.skip("the Nexa 2.x corpus is not beside the project")
+    folder = tmp_path / "corpus"
+    shutil.copytree(CORPUS, folder)
+    (folder / "open.nx").write_text(FILES["ready.nx"], encoding="utf-8")
+    lsp_client.folder = folder  # type: ignore[attr-defined]
+    await initialize(lsp_client, request.param, [folder])
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def test_the_open_file_is_answered_while_the_workspace_status_is_computed(corpus_client: LanguageClient) -> None:
+    """The status of the whole corpus is computed in a worker thread: a request about the
+    open document sent after it is answered first (it would wait behind the status if the
+    status ran on the event loop)."""
+    client = corpus_client
+    folder: Path = client.folder  # type: ignore[attr-defined]
+    doc = uri(folder / "open.nx")
+    open_document(client, doc, FILES["ready.nx"])
+    order: list[str] = []
+
+    async def asked_status() -> dict[str, Any]:
+        found = await status(client)
+        order.append("status")
+        return found
+
+    async def asked_symbols() -> None:
+        await asyncio.sleep(0.05)  # sent after the status request
+        await client.text_document_document_symbol_async(
+            lsp.DocumentSymbolParams(text_document=lsp.TextDocumentIdentifier(uri=doc))
+        )
+        order.append("symbols")
+
+    found, _ = await asyncio.gather(asked_status(), asked_symbols())
+    assert order == ["symbols", "status"]
+    expected = cli("--migrate", "--dry-run", "--format", "json", folder)
+    assert found["counts"] == expected["counts"] and len(found["files"]) == len(expected["files"]) >= 70
+    assert {k: f["state"] for k, f in by_path(found["files"], folder).items()} == {
+        k: f["state"] for k, f in by_path(expected["files"], folder).items()
     }
