@@ -24,6 +24,7 @@ from nexa_lsp.text import LineIndex
 
 if TYPE_CHECKING:
     from nexa_lsp.analysis.migration.workspace import FileStatus, WorkspaceStatus
+    from nexa_lsp.analysis.migration.workspace import Position as StatusPosition
     from nexa_lsp.ide.actions import ActionData, Edit
     from nexa_lsp.ide.completion import CompletionData, ItemKind
     from nexa_lsp.ide.hover import HoverData
@@ -570,7 +571,7 @@ def migration_workspace_edit(
     return lsp.WorkspaceEdit(document_changes=changes, change_annotations=notes)
 
 
-def _status_range(start: Any, end: Any) -> lsp.Range:
+def _status_range(start: StatusPosition, end: StatusPosition) -> lsp.Range:
     """A range of the workspace status (zero-based lines, UTF-16 characters already)."""
     return lsp.Range(
         start=lsp.Position(line=start.line, character=start.character),
