@@ -205,7 +205,7 @@ def migrate(folder: Path) -> bool:
     new_errors = sum(max(0, after[p] - before[p]) for p in migrated)
     changed_blocked = [p for p in map(path_of, first["blocked"]) if p.read_bytes() != texts[p]]
     untouched_changed = [p for p, data in texts.items() if p.resolve() not in migrated and p.read_bytes() != data]
-    print(f"migrated {len(migrated)} files, {len(first['blocked'])} blocked (one workspace edit: {edits_first})")
+    print(f"files migrated: {len(migrated)}, blocked: {len(first['blocked'])} (workspace edits sent: {edits_first})")
     print(f"re-check after migrating: {first['after']['counts']}")
     print(f"new errors in migrated files: {new_errors}")
     print(f"blocked files changed: {len(changed_blocked)}, other files changed: {len(untouched_changed)}")
