@@ -16,7 +16,6 @@ earlier in the document moves the chunk.
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -62,9 +61,6 @@ __all__ = [
     "is_identifier",
     "locator_from_resolver",
 ]
-
-#: A Nexa name (checks a name the user types, e.g. for rename; never used to read sources).
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(slots=True)
@@ -345,4 +341,6 @@ def analyze(source: SourceFile, path: Path | None = None, locate: IncludeLocator
 
 
 def is_identifier(text: str) -> bool:
-    return _IDENTIFIER.fullmatch(text) is not None
+    """Whether a name the user types (e.g. for rename) is a Nexa name: ASCII letters, digits
+    and ``_``, not starting with a digit (the grammar's IDENT token)."""
+    return text.isascii() and text.isidentifier()

@@ -29,6 +29,7 @@ REDACTED = "[redacted]"
 MIN_SECRET = 4
 """Shorter strings are never treated as secrets: they would match ordinary text."""
 
+#: Not Nexa syntax: secret-looking parameter names in URLs and provider messages.
 _SECRET_QUERY = re.compile(r"(key|token|secret|password|passwd|pwd|sig|signature|auth|credential)", re.IGNORECASE)
 _SECRET_NAME_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 

@@ -31,7 +31,9 @@ from typing import Any
 from nexa_lsp.runtime.errors import SettingsError
 
 MAX_ANCESTORS = 9
+#: Not Nexa syntax: a `config NAME {` line of a .nxs settings file (no grammar for those).
 _BLOCK_START = re.compile(r"^\s*config\s+([A-Za-z_][\w-]*)\s*\{(.*)$")
+#: Not Nexa syntax: a `KEY = value` line of a .nxs settings file.
 _ASSIGNMENT = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*=\s*(.*?)\s*,?\s*$")
 
 

@@ -6,6 +6,7 @@ from nexa_lsp.server import (
     document_info,
     editing_features,
     features,
+    migration_status,
     runs,
     secrets_documents,
     session,
@@ -17,8 +18,10 @@ from nexa_lsp.server.app import NexaLanguageServer
 
 def create_server() -> NexaLanguageServer:
     """A server with every feature registered: the session (settings, folders), document sync
-    and diagnostics, the language features, ``nexa/documentInfo``, and the runs feature (code
-    lenses and the ``nexa.*`` run commands)."""
+    and diagnostics, the language features, ``nexa/documentInfo``, the runs feature (code
+    lenses and the ``nexa.*`` run commands), the editing features (signature help, inlay
+    hints, links, call hierarchy, range formatting), ``.nxs`` settings files, and
+    ``nexa/migrationStatus`` with the workspace migration commands."""
     server = NexaLanguageServer()
     session.register(server)
     sync.register(server)
@@ -28,4 +31,5 @@ def create_server() -> NexaLanguageServer:
     runs.register(server)
     editing_features.register(server)
     secrets_documents.register(server)
+    migration_status.register(server)
     return server

@@ -6,6 +6,7 @@ import { CLIENT_COMMANDS, CONTEXT_KEYS, OUTPUT_CHANNEL_NAME } from "./logic/cons
 import { RESTART_KEYS } from "./logic/settings";
 import { onDidChangePythonInterpreter } from "./pythonExtension";
 import { RunsView } from "./runsView";
+import { MigrationView } from "./migrationView";
 import { SafeOutputChannel } from "./output";
 import { ProviderSecrets } from "./secrets";
 import { ServerManager } from "./server";
@@ -18,11 +19,13 @@ export function activate(context: vscode.ExtensionContext): void {
   server = new ServerManager(output, context.extensionPath);
   const runs = new RunsView(server);
   const status = new VersionStatusBar(server);
+  const migration = new MigrationView(server);
   // Disposed in this order: the views and the server first, the channel last.
-  context.subscriptions.push(status, runs, server, output);
+  context.subscriptions.push(status, runs, migration, server, output);
   void vscode.commands.executeCommand("setContext", CONTEXT_KEYS.extensionActive, true);
 
   new Commands(server, runs, status).register(context);
+  migration.register(context);
 
   const secrets = new ProviderSecrets(context.secrets, context.globalState, (line) => output.appendLine(`[client] ${line}`));
   server.setProviderSecretSource((ref) => secrets.answer(ref));
@@ -45,6 +48,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     srv.onRunsChanged(() => runs.scheduleRefresh()),
     srv.onDidStart(() => runs.scheduleRefresh(0)),
+    srv.onDidStart(() => migration.scheduleRefresh(0)),
     srv.onDidStop(() => runs.scheduleRefresh(0)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (RESTART_KEYS.some((key) => e.affectsConfiguration(key))) {

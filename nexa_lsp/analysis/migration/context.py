@@ -9,7 +9,6 @@ taken), so the findings can be reused while those facts stay the same.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -21,12 +20,6 @@ from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Related, Severity, TextEdit
 from nexa_lsp.syntax.tree import Span
 from nexa_lsp.syntax.version import VersionPath
-
-#: ``.run`` right after the receiver of a call: the rewritten word.
-_RUN_WORD = re.compile(r"\s*\.\s*(run)\b")
-#: The ``(`` that opens a call's arguments.
-OPEN_PAREN = re.compile(r"\s*\(")
-
 
 #: Longest fix title: a code action title is at most 60 characters, " (unsafe)" included.
 TITLE_LIMIT = 51
@@ -265,12 +258,25 @@ class RuleContext:
 
     # ------------------------------------------------------------------ `.run` -> execute / continue
 
-    def run_word(self, site: Site) -> tuple[int, int] | None:
-        receiver = site.receiver
-        if receiver is None:
+    @staticmethod
+    def run_word(site: Site) -> tuple[int, int] | None:
+        """The span of the word ``run`` of the site's ``A.run`` (the parser's member-name span)."""
+        member: t.Expr | None = None
+        if site.call is not None:
+            member = site.call.callee
+        elif isinstance(site.node, t.BinaryOp):  # `x |> A.run`
+            member = site.node.right
+        if not isinstance(member, t.Member) or member.name != "run" or member.obj is not site.receiver:
             return None
-        match = _RUN_WORD.match(self.text, receiver.span.end)
-        return match.span(1) if match else None
+        return member.name_span.start, member.name_span.end
+
+    @staticmethod
+    def open_paren_end(site: Site) -> int | None:
+        """Where the ``(`` of the site's call ends (the parser's call-paren span)."""
+        call = site.call
+        if call is None or call.paren_span is None:
+            return None
+        return call.paren_span.end
 
     def related(self, earlier: list[Site], agent: str) -> list[Related]:
         return [Related(s.node.span, f"earlier run of {agent}") for s in earlier[:3]]

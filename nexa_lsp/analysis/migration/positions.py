@@ -21,6 +21,7 @@ _COUNTER = itertools.count(1)
 _SERIALS: ChunkCache[int] = ChunkCache(lambda _chunk: next(_COUNTER))
 #: Every line marker starts with this character.
 MARK = "\x00"
+#: Not Nexa syntax: the line markers this module writes into messages itself.
 _MARKER = re.compile("\x00(\\d+):(\\d+)\x00")
 
 

@@ -21,11 +21,11 @@ from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.source import ParsedChunk, SourceFile
 
-#: Words of a `python!` block: Python code, which the Nexa grammar keeps as opaque text.
+#: Not Nexa syntax: words of a `python!` block, Python code, which the Nexa grammar keeps as opaque text.
 #: Every identifier-like word counts as a possible read of a flow variable (an
 #: over-approximation that can only make a rewrite unsafe, never wrong).
 _PYTHON_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: `{{ name ... }}` in a `template\"\"\"...\"\"\"` body: the template mini-language, which the
+#: Not Nexa syntax: `{{ name ... }}` in a `template\"\"\"...\"\"\"` body: the template mini-language, which the
 #: Nexa grammar also keeps as opaque text.
 _TEMPLATE_REF = re.compile(r"\{\{\{?\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\}?\}\}|[^}]*\}\})")
 

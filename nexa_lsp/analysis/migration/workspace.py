@@ -9,6 +9,10 @@ every migrated file is checked again with the migrated workspace (its includes m
 too); a file that would have more errors than before is backed out and reported blocked.
 Migrating the result again changes nothing.
 
+A :class:`StatusCache` passed to either keeps each file's parse, migration plan and error
+check, reused while the file's text, the texts of the files it includes and the settings
+stay the same, so asking again about an unchanged workspace parses and checks nothing.
+
 ``as_json`` gives the form the server's ``nexa/migrationStatus`` request and the CLI
 (``--migrate --dry-run --format json``) send: ranges are zero-based lines with UTF-16
 characters, as LSP counts them; only the file names are converted by the caller.
@@ -105,6 +109,68 @@ class WorkspaceStatus:
         return {"files": [f.as_json(name) for f in self.files], "counts": self.counts}
 
 
+#: What a file's result was computed from besides its own text: each include it asked for
+#: and the text of the file that include found (None: not found).
+_Deps = tuple[tuple[str, str | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    deps: _Deps
+    value: Any
+
+
+class StatusCache:
+    """Per-file results of :func:`workspace_status` / :func:`migrate_workspace`, keyed by
+    content (see the module docstring). Not thread-safe: one status at a time."""
+
+    def __init__(self) -> None:
+        self._parses: dict[str, SourceFile] = {}
+        self._entries: dict[tuple[str, Path, str], list[_Entry]] = {}
+        self._settings: CheckSettings | None = None
+        self._seen: set[str] = set()
+        self.computed = 0  # plans and checks computed (not taken from the cache)
+
+    def start(self, settings: CheckSettings) -> None:
+        """Begin one status: results under other settings are dropped."""
+        if self._settings != settings:
+            self._entries.clear()
+            self._settings = settings
+        self._seen = set()
+
+    def finish(self) -> None:
+        """End one status: keep only the parses and results of the texts it read (so
+        the cache does not grow with every edit of a long session)."""
+        self._parses = {text: src for text, src in self._parses.items() if text in self._seen}
+        self._entries = {key: found for key, found in self._entries.items() if key[2] in self._seen}
+
+    def __len__(self) -> int:
+        return sum(len(found) for found in self._entries.values())
+
+    def parse(self, text: str) -> SourceFile:
+        self._seen.add(text)
+        found = self._parses.get(text)
+        if found is None:
+            found = self._parses[text] = parse_source(text)
+        return found
+
+    def get(self, kind: str, path: Path, text: str, resolve: IncludeResolver) -> tuple[bool, Any]:
+        for entry in self._entries.get((kind, path, text), ()):
+            if all(_text_of(resolve(include, path)) == dep for include, dep in entry.deps):
+                return True, entry.value
+        return False, None
+
+    def put(self, kind: str, path: Path, text: str, deps: _Deps, value: Any) -> None:
+        entries = self._entries.setdefault((kind, path, text), [])
+        entries.insert(0, _Entry(deps, value))
+        del entries[4:]  # e.g. the check before and after migrating the files it includes
+        self.computed += 1
+
+
+def _text_of(source: SourceFile | None) -> str | None:
+    return source.text if source is not None else None
+
+
 @dataclass(eq=False)
 class _Workspace:
     """The texts of the files, parsed on demand, with includes resolved among them."""
@@ -112,6 +178,7 @@ class _Workspace:
     texts: dict[Path, str]
     read_outside: Callable[[Path], str | None] | None
     settings: CheckSettings
+    cache: StatusCache | None = None
     _parsed: dict[Path, SourceFile | None] = field(default_factory=dict)
 
     def source(self, path: Path) -> SourceFile | None:
@@ -119,7 +186,10 @@ class _Workspace:
             text = self.texts.get(path)
             if text is None and self.read_outside is not None:
                 text = self.read_outside(path)
-            self._parsed[path] = parse_source(text) if text is not None else None
+            if text is None:
+                self._parsed[path] = None
+            else:
+                self._parsed[path] = self.cache.parse(text) if self.cache is not None else parse_source(text)
         return self._parsed[path]
 
     def resolver(self, including: Path) -> IncludeResolver:
@@ -134,12 +204,38 @@ class _Workspace:
 
         return resolve
 
-    def errors(self, path: Path) -> list[Diagnostic]:
+    def cached(self, kind: str, path: Path, compute: Callable[[SourceFile, IncludeResolver], Any]) -> Any:
+        """``compute(source, includes)`` for the file at ``path``, from the cache when its
+        text and the texts its includes resolve to are unchanged."""
         source = self.source(path)
-        if source is None:
+        assert source is not None
+        resolve = self.resolver(path)
+        if self.cache is None:
+            return compute(source, resolve)
+        hit, value = self.cache.get(kind, path, source.text, resolve)
+        if hit:
+            return value
+        deps: list[tuple[str, str | None]] = []
+
+        def recording(include: str, including: Path | None) -> SourceFile | None:
+            found = resolve(include, including)
+            deps.append((include, _text_of(found)))
+            return found
+
+        value = compute(source, recording)
+        self.cache.put(kind, path, source.text, tuple(deps), value)
+        return value
+
+    def errors(self, path: Path) -> list[Diagnostic]:
+        if self.source(path) is None:
             return []
-        found = check_source(source, self.resolver(path), self.settings)
-        return [d for d in found if d.severity is Severity.ERROR]
+
+        def check(source: SourceFile, includes: IncludeResolver) -> list[Diagnostic]:
+            found = check_source(source, includes, self.settings)
+            return [d for d in found if d.severity is Severity.ERROR]
+
+        errors: list[Diagnostic] = self.cached("errors", path, check)
+        return errors
 
 
 def _position(lines: LineIndex, offset: int) -> Position:
@@ -181,12 +277,33 @@ def _new_errors(before: list[Diagnostic], after: list[Diagnostic]) -> list[Diagn
 
 
 def _plan(
-    texts: Mapping[Path, str], read_outside: Callable[[Path], str | None] | None, settings: CheckSettings | None
+    texts: Mapping[Path, str],
+    read_outside: Callable[[Path], str | None] | None,
+    settings: CheckSettings | None,
+    cache: StatusCache | None,
 ) -> WorkspaceStatus:
     settings = settings or CheckSettings()
-    texts = {Path(os.path.normpath(p)): text for p, text in texts.items()}
+    if cache is not None:
+        cache.start(settings)
+    try:
+        return _decide({Path(os.path.normpath(p)): text for p, text in texts.items()}, read_outside, settings, cache)
+    finally:
+        if cache is not None:
+            cache.finish()
+
+
+def _migrate(text: str) -> Callable[[SourceFile, IncludeResolver], MigrationResult]:
+    return lambda source, includes: migrate_source(text, source, includes)
+
+
+def _decide(
+    texts: dict[Path, str],
+    read_outside: Callable[[Path], str | None] | None,
+    settings: CheckSettings,
+    cache: StatusCache | None,
+) -> WorkspaceStatus:
     paths = list(texts)
-    original = _Workspace(dict(texts), read_outside, settings)
+    original = _Workspace(dict(texts), read_outside, settings, cache)
     statuses: dict[Path, FileStatus] = {}
     rewrites: dict[Path, tuple[TextEdit, ...]] = {}
     for path in paths:
@@ -196,7 +313,7 @@ def _plan(
         if source.path is VersionPath.NEXA_30:
             statuses[path] = FileStatus(path, DONE)
             continue
-        result = migrate_source(text, source, original.resolver(path))
+        result: MigrationResult = original.cached("plan", path, _migrate(text))
         if result.migrated:
             statuses[path] = _ready(path, text, result)
             rewrites[path] = result.edits
@@ -212,7 +329,7 @@ def _plan(
         migrated = dict(texts)
         for path in ready:
             migrated[path] = statuses[path].new_text or texts[path]
-        after = _Workspace(migrated, read_outside, settings)
+        after = _Workspace(migrated, read_outside, settings, cache)
         backed_out = False
         for path in ready:
             new = _new_errors(original.errors(path), after.errors(path))
@@ -236,21 +353,23 @@ def workspace_status(
     texts: Mapping[Path, str],
     read_outside: Callable[[Path], str | None] | None = None,
     settings: CheckSettings | None = None,
+    cache: StatusCache | None = None,
 ) -> WorkspaceStatus:
     """Every file of ``texts`` (path -> text) as ready, blocked or done, with counts.
 
     Includes are resolved among ``texts`` first; ``read_outside`` (for example a disk
     reader) is asked for included files that are not in the set.
     """
-    return _plan(texts, read_outside, settings)
+    return _plan(texts, read_outside, settings, cache)
 
 
 def migrate_workspace(
     texts: Mapping[Path, str],
     read_outside: Callable[[Path], str | None] | None = None,
     settings: CheckSettings | None = None,
+    cache: StatusCache | None = None,
 ) -> tuple[WorkspaceStatus, dict[Path, str]]:
     """The status, and the new text of every file that migrates (the ready ones; one edit
     set each, ``FileStatus.edits``). Blocked and done files are not in the result."""
-    status = _plan(texts, read_outside, settings)
+    status = _plan(texts, read_outside, settings, cache)
     return status, {f.path: f.new_text for f in status.of(READY) if f.new_text is not None}

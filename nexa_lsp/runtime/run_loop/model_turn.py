@@ -19,6 +19,7 @@ from nexa_lsp.runtime.run_loop.context import RunContext
 from nexa_lsp.runtime.run_state import RunError, RunState, RunStatus, ToolCall
 
 PROVIDER_POLL_SECONDS = 0.02
+#: Not Nexa syntax: lone surrogates in model text, which JSON cannot encode.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -11,7 +11,8 @@ completion, navigation, semantic tokens, structure, edits and actions, and the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
 from lsprotocol import types as lsp
@@ -22,6 +23,8 @@ from nexa_lsp.server.plain_text import markdown_to_plain
 from nexa_lsp.text import LineIndex
 
 if TYPE_CHECKING:
+    from nexa_lsp.analysis.migration.workspace import FileStatus, WorkspaceStatus
+    from nexa_lsp.analysis.migration.workspace import Position as StatusPosition
     from nexa_lsp.ide.actions import ActionData, Edit
     from nexa_lsp.ide.completion import CompletionData, ItemKind
     from nexa_lsp.ide.hover import HoverData
@@ -522,3 +525,55 @@ def document_info(uri: str, lines: LineIndex, info: DocumentInfo) -> dict[str, A
         "agents": agents,
         "migration": {"state": info.migration_state, "blockers": blockers},
     }
+
+
+# ---------------------------------------------------------------------- nexa/migrationStatus, nexa.migrateWorkspace
+
+MIGRATION_ANNOTATION_LABEL = "Migrate to Nexa 3.0"
+
+
+def migration_status(status: WorkspaceStatus, uri_of: Callable[[Path], str]) -> dict[str, Any]:
+    """The ``nexa/migrationStatus`` answer: the workspace status's JSON form (as
+    ``nexa-lsp check --migrate --dry-run --format json`` prints it) with each file's URI."""
+    out = status.as_json()
+    for entry, file in zip(out["files"], status.files, strict=True):
+        entry["uri"] = uri_of(file.path)
+    return out
+
+
+def migration_workspace_edit(
+    files: Sequence[tuple[str, int | None, FileStatus]], client: ClientFacts, annotations: bool
+) -> lsp.WorkspaceEdit:
+    """One edit migrating every ``(uri, version, ready file)``. With ``annotations`` (the
+    client supports change annotations and document changes) each file's edits carry an
+    annotation that needs confirmation, so the editor previews the refactoring first."""
+    if not (client.versioned_edits and annotations):
+        return lsp.WorkspaceEdit(
+            changes={
+                uri: [lsp.TextEdit(range=_status_range(e.start, e.end), new_text=e.new_text) for e in f.edits]
+                for uri, _version, f in files
+            }
+        )
+    changes: list[lsp.TextDocumentEdit | lsp.CreateFile | lsp.RenameFile | lsp.DeleteFile] = []
+    notes: dict[str, lsp.ChangeAnnotation] = {}
+    for index, (uri, version, f) in enumerate(files):
+        key = f"nexa.migrate.{index}"
+        rewrites = f"{f.rewrites} rewrite{'s' if f.rewrites != 1 else ''} and the version declaration"
+        notes[key] = lsp.ChangeAnnotation(
+            label=MIGRATION_ANNOTATION_LABEL, needs_confirmation=True, description=f"{f.path.name}: {rewrites}"
+        )
+        edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit | lsp.SnippetTextEdit] = [
+            lsp.AnnotatedTextEdit(range=_status_range(e.start, e.end), new_text=e.new_text, annotation_id=key)
+            for e in f.edits
+        ]
+        identifier = lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+        changes.append(lsp.TextDocumentEdit(text_document=identifier, edits=edits))
+    return lsp.WorkspaceEdit(document_changes=changes, change_annotations=notes)
+
+
+def _status_range(start: StatusPosition, end: StatusPosition) -> lsp.Range:
+    """A range of the workspace status (zero-based lines, UTF-16 characters already)."""
+    return lsp.Range(
+        start=lsp.Position(line=start.line, character=start.character),
+        end=lsp.Position(line=end.line, character=end.character),
+    )

@@ -10,6 +10,7 @@ export const PYTHON_MODULE = "nexa_lsp";
 export const PIP_PACKAGE = "nexa-lsp";
 export const PYTHON_EXTENSION_ID = "ms-python.python";
 export const RUNS_VIEW_ID = "nexaRuns";
+export const MIGRATION_VIEW_ID = "nexaMigration";
 
 /** Commands the server registers (docs/commands.md). The language client
  * registers each of them in VS Code, so the extension's own commands use
@@ -25,6 +26,8 @@ export const SERVER_COMMANDS = {
   showRun: "nexa.showRun",
   listRuns: "nexa.listRuns",
   migrateFile: "nexa.migrateFile",
+  migrationStatus: "nexa.migrationStatus",
+  migrateWorkspace: "nexa.migrateWorkspace",
 } as const;
 export type ServerCommand = (typeof SERVER_COMMANDS)[keyof typeof SERVER_COMMANDS];
 
@@ -45,6 +48,8 @@ export const CLIENT_COMMANDS = {
   versionStatusClicked: "nexa.client.versionStatusClicked",
   setProviderApiKey: "nexa.client.setProviderApiKey",
   removeProviderApiKey: "nexa.client.removeProviderApiKey",
+  migrateWorkspace: "nexa.client.migrateWorkspace",
+  refreshMigration: "nexa.client.refreshMigration",
 } as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[keyof typeof CLIENT_COMMANDS];
 

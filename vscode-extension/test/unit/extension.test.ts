@@ -143,6 +143,30 @@ describe("extension activation against a fake server", { skip: process.platform 
     assert.equal(state.context.get("nexa.extensionActive"), true);
   });
 
+  it("fills the Nexa Migration view from nexa.migrationStatus; Migrate Workspace sends nexa.migrateWorkspace and refreshes", async () => {
+    const entry = state.treeViews.get("nexaMigration");
+    assert.ok(entry, "the Nexa Migration view is created");
+    type Tree = { getChildren(n?: unknown): unknown[]; getTreeItem(n: unknown): { label: string; description?: string; command?: { command: string; arguments: unknown[] } } };
+    const tree = entry.provider as Tree;
+    await waitFor("the migration groups", () => tree.getChildren().length === 3);
+    const labels = (): string[] => tree.getChildren().map((n) => `${tree.getTreeItem(n).label} ${String(tree.getTreeItem(n).description)}`);
+    assert.deepEqual(labels(), ["Ready 1 file", "Blocked 1 file", "Done 1 file"]);
+    const [, blockedGroup] = tree.getChildren();
+    const [blockedFile] = tree.getChildren(blockedGroup);
+    const [blocker] = tree.getChildren(blockedFile);
+    const click = tree.getTreeItem(blocker).command;
+    assert.equal(click?.command, "vscode.open");
+    assert.equal(String(click?.arguments[0]), "file:///workspace/loops/blocked.nx");
+    const selection = (click?.arguments[1] as { selection: { start: { line: number; character: number } } }).selection;
+    assert.deepEqual([selection.start.line, selection.start.character], [2, 4]);
+    const before = commandsSent("nexa.migrationStatus").length;
+    await vscode.commands.executeCommand(CLIENT_COMMANDS.migrateWorkspace);
+    assert.equal(commandsSent("nexa.migrateWorkspace").length, 1);
+    await waitFor("the refresh after migrating", () => commandsSent("nexa.migrationStatus").length > before);
+    await waitFor("the migrated file under Done", () => labels()[2] === "Done 2 files");
+    assert.equal(labels()[0], "Ready 0 files");
+  });
+
   it("shows what nexa/documentInfo says in the status bar and updates it on edits", async () => {
     const item = await waitFor("the version item", () => state.statusItems.find((i) => i.command === CLIENT_COMMANDS.versionStatusClicked && i.visible));
     await waitFor("the 2.4 path", () => item.text === "Nexa 2.4 (compatibility)");

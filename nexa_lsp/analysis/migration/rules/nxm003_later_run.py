@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 
-from nexa_lsp.analysis.migration.context import OPEN_PAREN, Finding, RuleContext, RunCall, dedupe_edits, fit, short
+from nexa_lsp.analysis.migration.context import Finding, RuleContext, RunCall, dedupe_edits, fit, short
 from nexa_lsp.analysis.migration.state import Site
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.diagnostics import CodeInfo, Fix, Severity, TextEdit
@@ -63,19 +63,19 @@ def continue_edits(ctx: RuleContext, site: Site, var: str) -> list[TextEdit] | N
         word = ctx.run_word(site)
         if call is None or word is None:
             return None
-        paren = OPEN_PAREN.match(ctx.text, word[1])
+        paren = ctx.open_paren_end(site)
         if paren is None:
             return None
         tail = ", " if call.args else ""
-        return [head, TextEdit(ctx.at(site.piped.span.end, paren.end()), tail)]
+        return [head, TextEdit(ctx.at(site.piped.span.end, paren), tail)]
     word = ctx.run_word(site)
     if word is None:
         return None
-    paren = OPEN_PAREN.match(ctx.text, word[1])
+    paren = ctx.open_paren_end(site)
     if paren is None:
         return None
     has_args = site.call is not None and bool(site.call.args)
-    return [TextEdit(ctx.at(word[0], paren.end()), f"continue({var}, " if has_args else f"continue({var}")]
+    return [TextEdit(ctx.at(word[0], paren), f"continue({var}, " if has_args else f"continue({var}")]
 
 
 def finding(ctx: RuleContext, run: RunCall) -> Finding:
