@@ -160,3 +160,14 @@ def test_mutated_anthropic_answers(data: st.DataObject) -> None:
 
 def test_every_protocol_has_a_fuzz_test() -> None:
     assert {"chat", "responses", "anthropic"} == set(PROTOCOLS)
+
+
+def test_a_lone_surrogate_in_a_native_item_is_stored_and_replayed_as_sent() -> None:
+    """Found by the fuzz test: a Responses item whose arguments hold a lone surrogate (raw and
+    as a JSON escape) is kept for replay; the saved run must still be UTF-8 encodable."""
+    item = '{"type": "function_call", "id": "fc_2", "call_id": "id2", "name": "send_mail", '
+    item += '"arguments": "{\\"to\\": \\"\\\\u0007\\\\ud800]\\udc00\\"}"}'
+    first = b'data: {"type": "response.created", "response": {"id": "resp_1", "output": []}}\n\n'
+    first += b'data: {"type": "response.completed", "response": {"id": "resp_1", "output": ['
+    first += item.encode("ascii") + b'], "usage": {"input_tokens": 12, "output_tokens": 5}}}\n\n'
+    check_run("responses", (True, first))

@@ -17,6 +17,7 @@ from nexa_lsp.runtime.providers.base import ProviderReply, ProviderRequest
 from nexa_lsp.runtime.providers.http import (
     HttpOptions,
     HttpProvider,
+    native_json,
     parse_json,
     require_dict,
     sse_events,
@@ -190,5 +191,5 @@ class AnthropicProvider(HttpProvider):
             tool_calls=tuple(calls),
             input_tokens=input_tokens,
             output_tokens=output_tokens,
-            opaque=tuple(json.dumps(b, ensure_ascii=False) for b in blocks),
+            opaque=tuple(native_json(b) for b in blocks),
         )

@@ -320,6 +320,18 @@ def parse_json(text: str, provider: str, what: str) -> Any:
         raise ProviderResponseError(f"{provider} sent malformed JSON in {what}: {text[:200]!r}") from None
 
 
+def native_json(item: Any) -> str:
+    """A provider's native item as JSON text kept for replay: readable (non-ASCII as is) unless
+    the item holds a lone surrogate, which UTF-8 cannot store or send; then ``\\u`` escapes,
+    which the provider reads back as the same item."""
+    text = json.dumps(item, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(item)
+    return text
+
+
 def require_dict(value: Any, provider: str, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ProviderResponseError(f"{provider} sent {what} that is not a JSON object: {str(value)[:200]!r}")

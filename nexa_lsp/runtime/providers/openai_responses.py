@@ -20,6 +20,7 @@ from nexa_lsp.runtime.providers.http import (
     HttpOptions,
     HttpProvider,
     bearer_headers,
+    native_json,
     parse_json,
     require_dict,
     sse_events,
@@ -134,6 +135,6 @@ class OpenAIResponsesProvider(HttpProvider):
             tool_calls=tuple(calls),
             input_tokens=int(usage.get("input_tokens", 0)),
             output_tokens=int(usage.get("output_tokens", 0)),
-            opaque=tuple(json.dumps(item, ensure_ascii=False) for item in output),
+            opaque=tuple(native_json(item) for item in output),
             response_id=response_id,
         )
