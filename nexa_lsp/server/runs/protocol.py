@@ -145,6 +145,14 @@ def client_prompts_for_runs(server: NexaLanguageServer) -> bool:
     return isinstance(nexa, Mapping) and nexa.get("runPrompts") is True
 
 
+def client_keeps_provider_secrets(server: NexaLanguageServer) -> bool:
+    """The client declares ``experimental.nexa.providerSecrets``: it answers ``nexa/providerSecret``
+    with a key from its secret storage (the VS Code extension)."""
+    experimental = server.client_capabilities.experimental
+    nexa = experimental.get("nexa") if isinstance(experimental, Mapping) else None
+    return isinstance(nexa, Mapping) and nexa.get("providerSecrets") is True
+
+
 def show_document(uri: str) -> lsp.ShowDocumentParams:
     return lsp.ShowDocumentParams(uri=uri, take_focus=True)
 
