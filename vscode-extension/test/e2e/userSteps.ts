@@ -120,3 +120,15 @@ export function filesContaining(dir: string, needle: string): { scanned: number;
   walk(dir);
   return { scanned, hits };
 }
+
+/** Runs a palette command that opens its own quick input (so the palette is not waited out). */
+export async function commandWithInput(page: Page, title: string): Promise<void> {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(`>${title}`);
+  await poll(`"${title}" in the Command Palette`, async () =>
+    (await page.locator(".quick-input-list .monaco-list-row").allInnerTexts()).some((t) => t.includes(title)),
+  );
+  await page.keyboard.press("Enter");
+}
