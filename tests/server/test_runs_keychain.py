@@ -125,3 +125,30 @@ async def test_no_key_without_the_capability_or_an_answer(declared: bool, tmp_pa
             await wait_status(client, run["run_id"], "completed")
         assert len(asked) == (2 if declared else 0)
         assert [r.headers.get("authorization") for r in provider.requests] == [None]
+
+
+@pytest.mark.parametrize(
+    ("options", "header"),
+    [
+        ({"runs": {"providerSettings": {"LOOP_API_KEY": KEY}}}, f"Bearer {KEY}"),
+        # settings arrive in one shape only (the ``nexa`` section's content): these are not it
+        ({"nexa": {"runs": {"providerSettings": {"LOOP_API_KEY": KEY}}}}, None),
+        ({"runs.providerSettings": {"LOOP_API_KEY": KEY}}, None),
+    ],
+)
+async def test_provider_settings_in_initialization_options_have_one_shape(
+    options: dict[str, Any], header: str | None, tmp_path: Path
+) -> None:
+    with LoopbackServer() as provider:
+        provider.answers.append(chat_text("Hello."))
+        ws = make_workspace(tmp_path, [], text=LOOP_AGENT, nxs=f"LOOP_BASE_URL = {provider.url}/v1\n")
+        capabilities = client_capabilities(VSCODE)
+        assert capabilities.workspace is not None
+        capabilities.workspace.configuration = False  # initialization options are all it has
+        async with session(
+            VSCODE, ws.folder, env=clean_environment(), options=options, capabilities=capabilities
+        ) as client:
+            await open_workspace_document(client, ws)
+            run = await command(client, "nexa.execute", uri=ws.uri, agent="Greeter", task="Say hello")
+            await wait_status(client, run["run_id"], "completed")
+        assert [r.headers.get("authorization") for r in provider.requests] == [header]

@@ -36,16 +36,12 @@ class ProviderChoice:
 
 
 def _runs_sections(options: object) -> list[Mapping[str, Any]]:
-    """The ``runs`` sections of initialization options in any accepted shape."""
-    if not isinstance(options, Mapping):
-        return []
-    found: list[Mapping[str, Any]] = []
-    for holder in (options, options.get("nexa")):
-        if isinstance(holder, Mapping) and isinstance(holder.get("runs"), Mapping):
-            found.append(holder["runs"])
-    if isinstance(options.get("runs.providerSettings"), Mapping):
-        found.append({"providerSettings": options["runs.providerSettings"]})
-    return found
+    """The ``runs`` section of initialization options, in the one shape settings arrive in:
+    the ``nexa`` section's content (``{"runs": {"providerSettings": {...}}}``), as
+    ``server/settings.py`` reads it."""
+    if isinstance(options, Mapping) and isinstance(options.get("runs"), Mapping):
+        return [options["runs"]]
+    return []
 
 
 def _string_map(value: object) -> dict[str, str]:
