@@ -630,6 +630,15 @@ describe("provider API keys in the secret storage", { skip: process.platform ===
           assert.equal((entry as unknown as { answer: unknown }).answer, null, "no key stored: null");
         },
       );
+      // A key stored for provider "" (a plain API_KEY) answers a provider's request for that name.
+      process.env["FAKE_ASK_SECRET"] = "loop/API_KEY";
+      await withExtension(
+        (state) => state.secrets.set("nexa.providerSecret//API_KEY", "sk-any-provider"),
+        async () => {
+          const entry = await waitFor("the answer", () => lines().find((e) => e.event === "providerSecret"));
+          assert.deepEqual((entry as unknown as { answer: unknown }).answer, { value: "sk-any-provider" });
+        },
+      );
     } finally {
       delete process.env["FAKE_ASK_SECRET"];
     }
