@@ -72,6 +72,9 @@ class ClientFacts:
     #: ``experimental.nexa.runPrompts``: the client asks the user for a run's task or input
     #: itself (a lens may leave them out) and shows message requests without blocking.
     run_prompts: bool = False
+    #: ``experimental.nexa.providerSecrets``: the client answers ``nexa/providerSecret`` with
+    #: a key from its secret storage (the VS Code extension).
+    provider_secrets: bool = False
     signature_documentation_formats: tuple[str, ...] = ()
     signature_label_offsets: bool = False
     inlay_hint_resolves_tooltip: bool = False
@@ -112,7 +115,8 @@ def client_facts(caps: lsp.ClientCapabilities | None) -> ClientFacts:
         completion_documentation_formats=_strings(_at(item, "documentation_format")),
         versioned_edits=bool(_at(caps, "workspace", "workspace_edit", "document_changes")),
         folding_range_limit=_at(doc, "folding_range", "range_limit") or None,
-        run_prompts=_run_prompts(_at(caps, "experimental")),
+        run_prompts=_nexa_flag(_at(caps, "experimental"), "runPrompts"),
+        provider_secrets=_nexa_flag(_at(caps, "experimental"), "providerSecrets"),
         signature_documentation_formats=_strings(
             _at(doc, "signature_help", "signature_information", "documentation_format")
         ),
@@ -124,10 +128,10 @@ def client_facts(caps: lsp.ClientCapabilities | None) -> ClientFacts:
     )
 
 
-def _run_prompts(experimental: Any) -> bool:
-    """``experimental.nexa.runPrompts`` is ``true``."""
+def _nexa_flag(experimental: Any, name: str) -> bool:
+    """``experimental.nexa.<name>`` is ``true``."""
     nexa = experimental.get("nexa") if isinstance(experimental, Mapping) else None
-    return isinstance(nexa, Mapping) and nexa.get("runPrompts") is True
+    return isinstance(nexa, Mapping) and nexa.get(name) is True
 
 
 # ---------------------------------------------------------------------- answers and custom requests

@@ -53,7 +53,8 @@ export class ProviderSecrets {
    */
   async answer(ref: SecretRef | undefined): Promise<{ value: string } | null> {
     if (ref === undefined || !vscode.workspace.isTrusted) return null;
-    const value = (await this.get(ref)) ?? (ref.provider !== "" ? undefined : await this.get({ provider: "", name: ref.name }));
+    // A key stored for provider "" (a plain API_KEY moved from settings) answers any provider.
+    const value = (await this.get(ref)) ?? (ref.provider !== "" ? await this.get({ provider: "", name: ref.name }) : undefined);
     return value !== undefined && value !== "" ? { value } : null;
   }
 

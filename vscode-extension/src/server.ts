@@ -18,8 +18,8 @@ import {
 } from "vscode-languageclient/node";
 import type { CommandRequest } from "./logic/commandArgs";
 import { DOCUMENT_INFO_REQUEST, parseDocumentInfo, type DocumentInfo } from "./logic/documentInfo";
-import { parseSecretRequest, PROVIDER_SECRET_REQUEST, type SecretRef } from "./logic/secrets";
-import { CLIENT_ID, LANGUAGE_ID, OUTPUT_CHANNEL_NAME, PIP_PACKAGE, PYTHON_MODULE, RUNS_CHANGED_NOTIFICATION } from "./logic/constants";
+import { parseSecretRequest, PROVIDER_SECRET_REQUEST, withProviderSecretsCapability, type SecretRef } from "./logic/secrets";
+import { CLIENT_ID, DOCUMENT_SELECTOR, LANGUAGE_ID, OUTPUT_CHANNEL_NAME, PIP_PACKAGE, PYTHON_MODULE, RUNS_CHANGED_NOTIFICATION } from "./logic/constants";
 import {
   candidateInterpreters,
   classifyModuleCheck,
@@ -206,6 +206,15 @@ export class ServerManager implements vscode.Disposable {
     client.onNotification(RUNS_CHANGED_NOTIFICATION, (params: RunsChangedParams | undefined) => {
       this.runsChanged.fire(params);
     });
+    // Declares experimental.nexa.providerSecrets: the server may then ask for a key.
+    client.registerFeature({
+      fillClientCapabilities: (capabilities) => {
+        capabilities.experimental = withProviderSecretsCapability(capabilities.experimental);
+      },
+      initialize: () => undefined,
+      getState: () => ({ kind: "static" }),
+      clear: () => undefined,
+    });
     // The server asks for a provider key only while a run needs it; the value is never logged.
     client.onRequest(PROVIDER_SECRET_REQUEST, async (params: unknown) => {
       const ref = parseSecretRequest(params);
@@ -273,10 +282,7 @@ export class ServerManager implements vscode.Disposable {
       },
     };
     return {
-      documentSelector: [
-        { scheme: "file", language: LANGUAGE_ID },
-        { scheme: "untitled", language: LANGUAGE_ID },
-      ],
+      documentSelector: DOCUMENT_SELECTOR.map((filter) => ({ ...filter })),
       outputChannel: this.output,
       traceOutputChannel: this.output,
       initializationOptions: () => initializationOptions(nexaSection(activeNexaUri()), vscode.workspace.isTrusted),

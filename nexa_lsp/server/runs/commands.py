@@ -31,7 +31,12 @@ from nexa_lsp.server.runs.arguments import (
     run_config,
 )
 from nexa_lsp.server.runs.live import LiveRun
-from nexa_lsp.server.runs.providers import ProviderChoice, client_provider_settings, provider_choice
+from nexa_lsp.server.runs.providers import (
+    ProviderChoice,
+    client_provider_secret,
+    client_provider_settings,
+    provider_choice,
+)
 
 if TYPE_CHECKING:
     from nexa_lsp.runtime.agent import NexaAgent
@@ -69,6 +74,7 @@ class RunCommands:
         provider_name = None if config.provider else (self.stores.settings(path).runs_provider or None)
         extra = await client_provider_settings(self.server, folder)
         resolved = guard(lambda: agent.new_run_config(config, provider_name))
+        extra.update(await client_provider_secret(self.server, resolved.provider))
         choice = guard(lambda: provider_choice(agent, provider_name, resolved, extra))
         store = guard(lambda: self.stores.store(self.stores.store_path(path), create=True))
         assert store is not None
@@ -103,6 +109,7 @@ class RunCommands:
         )
         extra = await client_provider_settings(self.server, self.stores.folder_of(path))
         resolved = guard(lambda: agent.continuation_config(previous, config, provider_name))
+        extra.update(await client_provider_secret(self.server, resolved.provider))
         choice = guard(lambda: provider_choice(agent, provider_name, resolved, extra))
         live = LiveRun(agent.name, store, secrets=choice.secrets)
         state = await self.features.start(
@@ -151,6 +158,7 @@ class RunCommands:
         provider_name = self.stores.settings(path).runs_provider or None
         extra = await client_provider_settings(self.server, self.stores.folder_of(path))
         config = agent.resume_config(state, provider_name)
+        extra.update(await client_provider_secret(self.server, config.provider))
         return guard(lambda: provider_choice(agent, provider_name, config, extra))
 
     def _locate(self, run_id: str) -> tuple[SQLiteCheckpointStore, RunState]:

@@ -1,12 +1,14 @@
 """Which provider an editor's run uses, and the keys it must never write anywhere.
 
-Provider keys come from the environment, the ``.nxs`` files, or the client setting
+Provider keys come from the environment, the ``.nxs`` files, the client setting
 ``nexa.runs.providerSettings`` (initialization options, or ``workspace/configuration`` for
-the run's folder); they go to the provider only.
+the run's folder), or the client's secret storage (``nexa/providerSecret``, asked while a run
+starts); they go to the provider only.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 from nexa_lsp.runtime.redaction import secrets_of
 from nexa_lsp.runtime.run_state import RunConfig
 from nexa_lsp.runtime.settings import Settings
+from nexa_lsp.server import from_lsp
 from nexa_lsp.server.documents import uri_of_path
+from nexa_lsp.server.runs import protocol
 from nexa_lsp.server.to_lsp import runs as to_lsp_runs
 
 if TYPE_CHECKING:
@@ -34,16 +38,12 @@ class ProviderChoice:
 
 
 def _runs_sections(options: object) -> list[Mapping[str, Any]]:
-    """The ``runs`` sections of initialization options in any accepted shape."""
-    if not isinstance(options, Mapping):
-        return []
-    found: list[Mapping[str, Any]] = []
-    for holder in (options, options.get("nexa")):
-        if isinstance(holder, Mapping) and isinstance(holder.get("runs"), Mapping):
-            found.append(holder["runs"])
-    if isinstance(options.get("runs.providerSettings"), Mapping):
-        found.append({"providerSettings": options["runs.providerSettings"]})
-    return found
+    """The ``runs`` section of initialization options, in the one shape settings arrive in:
+    the ``nexa`` section's content (``{"runs": {"providerSettings": {...}}}``), as
+    ``server/settings.py`` reads it."""
+    if isinstance(options, Mapping) and isinstance(options.get("runs"), Mapping):
+        return [options["runs"]]
+    return []
 
 
 def _string_map(value: object) -> dict[str, str]:
@@ -71,6 +71,35 @@ async def client_provider_settings(server: NexaLanguageServer, folder: Path) -> 
 
 #: Secrets shorter than this are not searched for in what the editor's runs write or send.
 EDITOR_MIN_SECRET = 6
+
+
+#: Server -> client request for one provider key: ``{provider, name}`` -> ``{value}`` or null.
+PROVIDER_SECRET = "nexa/providerSecret"
+#: Seconds the client has to answer it (the run then goes on without the key).
+PROVIDER_SECRET_TIMEOUT = 30.0
+
+
+async def client_provider_secret(server: NexaLanguageServer, provider: str | None) -> dict[str, str]:
+    """The API key of ``provider`` from the client's secret storage, as ``{<NAME>_API_KEY: value}``
+    (so it takes the place of that environment variable), or ``{}``. Asked only of a client that
+    declares ``experimental.nexa.providerSecrets``; first ``<NAME>_API_KEY``, then ``API_KEY``
+    stored for that provider. The value is never logged."""
+    if not provider or provider == "scripted" or not server.client.provider_secrets:
+        return {}
+    target = provider.upper().replace("-", "_") + "_API_KEY"
+    for name in (target, "API_KEY"):
+        try:
+            answer = await asyncio.wait_for(
+                server.protocol.send_request_async(PROVIDER_SECRET, {"provider": provider, "name": name}),
+                PROVIDER_SECRET_TIMEOUT,
+            )
+            value = from_lsp.custom_params(answer).get("value")
+        except Exception as exc:  # no answer, an error or a malformed one: the run goes on without
+            protocol.log(server, f"{PROVIDER_SECRET} {provider}/{name}: no usable answer ({type(exc).__name__})")
+            return {}
+        if isinstance(value, str) and value.strip():
+            return {target: value.strip()}
+    return {}
 
 
 def provider_choice(agent: NexaAgent, name: str | None, config: RunConfig, extra: Mapping[str, str]) -> ProviderChoice:

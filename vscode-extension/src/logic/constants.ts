@@ -4,6 +4,8 @@
  */
 
 export const LANGUAGE_ID = "nexa";
+/** `.nxs` settings files (the server checks them too). */
+export const SECRETS_LANGUAGE_ID = "nexa-secrets";
 export const CLIENT_ID = "nexa";
 export const OUTPUT_CHANNEL_NAME = "Nexa Language Server";
 export const PYTHON_MODULE = "nexa_lsp";
@@ -62,3 +64,11 @@ export const CONTEXT_KEYS = {
   /** The server says the active file's migration to Nexa 3.0 is ready (safe automatic fixes). */
   activeFileCanMigrate: "nexa.activeFileCanMigrate",
 } as const;
+
+/** Documents the language client syncs with the server: Nexa sources and `.nxs` settings files. */
+export const DOCUMENT_SELECTOR: readonly { scheme: string; language: string }[] = [
+  { scheme: "file", language: LANGUAGE_ID },
+  { scheme: "untitled", language: LANGUAGE_ID },
+  { scheme: "file", language: SECRETS_LANGUAGE_ID },
+  { scheme: "untitled", language: SECRETS_LANGUAGE_ID },
+];

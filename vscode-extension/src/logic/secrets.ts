@@ -9,6 +9,17 @@
 /** Server -> client request for one key, made only while a run needs it. */
 export const PROVIDER_SECRET_REQUEST = "nexa/providerSecret";
 
+/**
+ * The client capabilities' `experimental` with `nexa.providerSecrets: true`: the server
+ * asks `nexa/providerSecret` only of a client that declares it. Other entries are kept.
+ */
+export function withProviderSecretsCapability(experimental: unknown): Record<string, unknown> {
+  const base = typeof experimental === "object" && experimental !== null && !Array.isArray(experimental) ? (experimental as Record<string, unknown>) : {};
+  const nexa = base["nexa"];
+  const nexaBase = typeof nexa === "object" && nexa !== null && !Array.isArray(nexa) ? (nexa as Record<string, unknown>) : {};
+  return { ...base, nexa: { ...nexaBase, providerSecrets: true } };
+}
+
 export interface SecretRef {
   /** Provider id in lower case ("openai", "deepseek"); "" for the key every provider falls back to. */
   provider: string;

@@ -80,6 +80,7 @@ describe("extension activation against a fake server", { skip: process.platform 
   let context: TestContext = createContext(state, ROOT);
   const doc = new StubDocument(Uri.file("/workspace/app.nx"), "nexa", SOURCE);
   const docUri = doc.uri.toString();
+  const settingsDoc = new StubDocument(Uri.file("/workspace/project.nxs"), "nexa-secrets", 'MODEL = "demo"\n');
 
   const log = (): LogEntry[] =>
     existsSync(logFile)
@@ -105,7 +106,7 @@ describe("extension activation against a fake server", { skip: process.platform 
     // This suite checks the `-m nexa_lsp` start; the bundled one is checked below.
     state.settings.set("nexa.server.importStrategy", "fromEnvironment");
     state.settings.set("user:nexa.server.importStrategy", "fromEnvironment");
-    state.documents.push(doc);
+    state.documents.push(doc, settingsDoc);
     state.activeEditor = { document: doc, selection: new Selection(6, 0, 6, 0) };
     restore = installVscodeStub(vscode);
     ext = loadExtension();
@@ -128,6 +129,19 @@ describe("extension activation against a fake server", { skip: process.platform 
     assert.deepEqual(init?.["runs"], { enabled: true, store: ".nexa/runs.sqlite3", provider: "", providerSettings: {}, toolModules: [] });
     assert.deepEqual(init?.["diagnostics"], { migrationHints: true, debounceMs: 150 });
     assert.ok(log().some((e) => e.event === "didOpen"), "the open Nexa document is sent");
+  });
+
+  it("syncs .nxs documents (language nexa-secrets) with the server too", async () => {
+    const opened = await waitFor("both didOpen", () => {
+      const uris = log().flatMap((e) => (e.event === "didOpen" ? [(e as { uri?: string }).uri] : []));
+      return uris.includes(docUri) && uris.includes(settingsDoc.uri.toString()) ? uris : undefined;
+    });
+    assert.equal(opened.length, 2, JSON.stringify(opened));
+  });
+
+  it("declares experimental.nexa.providerSecrets, so the server may ask for a key", () => {
+    const init = log().find((e) => e.event === "initialize") as { experimental?: { nexa?: Record<string, unknown> } } | undefined;
+    assert.equal(init?.experimental?.nexa?.["providerSecrets"], true);
   });
 
   it("answers workspace/configuration for section nexa with VS Code's own answer", async () => {
@@ -638,6 +652,15 @@ describe("provider API keys in the secret storage", { skip: process.platform ===
         async () => {
           const entry = await waitFor("the answer", () => lines().find((e) => e.event === "providerSecret"));
           assert.equal((entry as unknown as { answer: unknown }).answer, null, "no key stored: null");
+        },
+      );
+      // A key stored for provider "" (a plain API_KEY) answers a provider's request for that name.
+      process.env["FAKE_ASK_SECRET"] = "loop/API_KEY";
+      await withExtension(
+        (state) => state.secrets.set("nexa.providerSecret//API_KEY", "sk-any-provider"),
+        async () => {
+          const entry = await waitFor("the answer", () => lines().find((e) => e.event === "providerSecret"));
+          assert.deepEqual((entry as unknown as { answer: unknown }).answer, { value: "sk-any-provider" });
         },
       );
     } finally {

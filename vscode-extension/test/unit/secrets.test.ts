@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
-import { defaultSecretName, isSecretName, parseSecretRequest, planMove, secretRef, storageKey } from "../../src/logic/secrets";
+import { defaultSecretName, isSecretName, parseSecretRequest, planMove, secretRef, storageKey, withProviderSecretsCapability } from "../../src/logic/secrets";
 
 describe("provider secrets", () => {
   it("knows which provider settings are credentials", () => {
@@ -23,6 +23,12 @@ describe("provider secrets", () => {
     });
     assert.deepEqual(planMove({ API_KEY: "k" }), { secrets: [{ provider: "", name: "API_KEY", value: "k" }], keep: undefined });
     assert.deepEqual(planMove(undefined), { secrets: [], keep: undefined });
+  });
+
+  it("declares experimental.nexa.providerSecrets and keeps what else is declared", () => {
+    assert.deepEqual(withProviderSecretsCapability(undefined), { nexa: { providerSecrets: true } });
+    assert.deepEqual(withProviderSecretsCapability({ other: 1, nexa: { runPrompts: true } }), { other: 1, nexa: { runPrompts: true, providerSecrets: true } });
+    assert.deepEqual(withProviderSecretsCapability({ nexa: "x" }), { nexa: { providerSecrets: true } });
   });
 
   it("reads the server's request {provider, name}", () => {
