@@ -109,7 +109,7 @@ def test_large_file_time_grows_linearly() -> None:
     small = "".join(unit.format(i=i) for i in range(250))
     large = "".join(unit.format(i=i) for i in range(2_500))
     small_time = min(_timed(small) for _ in range(2))
-    large_time = _timed(large)
+    large_time = min(_timed(large) for _ in range(2))  # the better of two: one load spike is not a trend
     assert large_time < small_time * 10 * 3  # ten times the text, at most three times slower per byte
 
 
