@@ -51,7 +51,9 @@ SERVERS = {
     "nexa": [sys.executable, "-m", "nexa_lsp"],
     "floor": [sys.executable, str(ROOT / "benchmarks" / "floor_server.py")],
 }
-OPTIONS = {"nexa": {"diagnostics": {"debounceMs": 0}}}
+#: ``initializationOptions``: the content of section ``nexa`` (the shape the server reads; the
+#: benchmark's client answers ``workspace/configuration`` with null, so these count).
+OPTIONS = {"diagnostics": {"debounceMs": 0}}
 #: Environment of the nexa-lsp process (``--server-path`` runs another checkout's package).
 SERVER_ENV: dict[str, dict[str, str] | None] = {"nexa": None, "floor": None}
 PUSH_CAPABILITIES: dict[str, Any] = {
