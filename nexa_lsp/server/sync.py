@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from nexa_lsp.server import to_lsp
+from nexa_lsp.server import from_lsp, to_lsp
 from nexa_lsp.server.app import NexaLanguageServer, RequestFailed
 from nexa_lsp.server.documents import Checked, DocumentState, path_of_uri
 from nexa_lsp.server.settings import SECTION, ServerSettings
@@ -209,8 +209,8 @@ def register(server: NexaLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
-        text = server.workspace.get_text_document(uri).source
-        state = server.documents.change(uri, text, params.text_document.version)
+        changes = from_lsp.content_changes(params.content_changes)
+        state = server.documents.change(uri, changes, params.text_document.version)
         if state is None:
             return
         schedule(server, state)
