@@ -28,9 +28,11 @@ if TYPE_CHECKING:
     from nexa_lsp.ide.navigation import Highlight
     from nexa_lsp.ide.outline import OutlineKind, OutlineSymbol, WorkspaceSymbolData
     from nexa_lsp.ide.structure import Fold
+    from nexa_lsp.ide.token_edits import TokenEdit
     from nexa_lsp.ide.tokens import Token
     from nexa_lsp.server.document_info import DocumentInfo
     from nexa_lsp.syntax.diagnostics import Diagnostic, Severity
+    from nexa_lsp.syntax.source import SourceFile
 
 # ---------------------------------------------------------------------- positions
 
@@ -224,6 +226,48 @@ def document_symbols(
     return list(_flat_symbols(uri, lines, symbols, None))
 
 
+class _ChunkSymbols:
+    """A chunk's outline as LSP symbols, valid while the chunk starts at ``at`` (line, UTF-16 column)."""
+
+    __slots__ = ("at", "symbols")
+
+    def __init__(self) -> None:
+        self.at: tuple[int, int] | None = None
+        self.symbols: list[lsp.DocumentSymbol] = []
+
+
+_CHUNK_SYMBOLS: list[Any] = []  # the ChunkCache of _ChunkSymbols, made when first needed (start-up)
+
+
+def chunked_document_symbols(
+    uri: str, source: SourceFile, client: ClientFacts
+) -> list[lsp.DocumentSymbol] | list[lsp.SymbolInformation]:
+    """:func:`document_symbols` of the whole document, a tree built from per-chunk LSP symbols:
+    a chunk's symbols are converted again only when the chunk is new or starts elsewhere."""
+    from nexa_lsp.analysis.symbols import ChunkCache  # lazy: start-up
+    from nexa_lsp.ide.chunked import real_text, walk_chunks  # lazy: start-up
+    from nexa_lsp.ide.outline import chunk_outline  # lazy: start-up
+    from nexa_lsp.ide.outline import document_symbols as outline  # lazy: start-up
+
+    if not client.hierarchical_symbols:
+        return document_symbols(uri, source.lines, outline(source), client)
+    if not _CHUNK_SYMBOLS:
+        _CHUNK_SYMBOLS.append(ChunkCache(lambda _chunk: _ChunkSymbols()))
+    cache = _CHUNK_SYMBOLS[0]
+    lines = source.lines
+    out: list[lsp.DocumentSymbol] = []
+    for chunk, line, column in walk_chunks(source):
+        if real_text(source, chunk) is not None:  # its text differs from the chunk's: not cached
+            out.extend(document_symbol(lines, s) for s in chunk_outline(chunk))
+            continue
+        entry = cache.get(chunk)
+        if entry.at != (line, column):
+            entry.symbols = [document_symbol(lines, s) for s in chunk_outline(chunk)]
+            entry.at = (line, column)
+        out.extend(entry.symbols)
+    return out
+
+
 def _flat_symbols(
     uri: str, lines: LineIndex, symbols: Iterable[OutlineSymbol], container: str | None
 ) -> Iterator[lsp.SymbolInformation]:
@@ -411,6 +455,14 @@ def semantic_tokens_delta(old: list[int], new: list[int], result_id: str) -> lsp
             )
         )
     return lsp.SemanticTokensDelta(edits=edits, result_id=result_id)
+
+
+def semantic_token_edits(edits: Iterable[TokenEdit], result_id: str) -> lsp.SemanticTokensDelta:
+    """A delta from :func:`nexa_lsp.ide.token_edits.token_edits` (positions in the old array)."""
+    return lsp.SemanticTokensDelta(
+        edits=[lsp.SemanticTokensEdit(start=e.start, delete_count=e.delete_count, data=e.data) for e in edits],
+        result_id=result_id,
+    )
 
 
 # ---------------------------------------------------------------------- structure
