@@ -14,7 +14,7 @@ import asyncio
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from nexa_lsp.server.from_lsp import ClientFacts
     from nexa_lsp.syntax.diagnostics import Diagnostic
     from nexa_lsp.syntax.source import SourceFile
+
+#: ``nexa/debugText`` ``{"textDocument": {"uri"}}`` -> ``{"text", "version"}``: the server's text of an
+#: open document, for tests that compare it with the editor's (docs/reliability.md).
+DEBUG_TEXT = "nexa/debugText"
 
 #: Finds an included file: ``(include, including path) -> (path, parse)`` (see ``DocumentStore.locate``).
 Locate = Callable[[str, "Path | None"], "tuple[Path | None, SourceFile | None]"]
@@ -236,6 +240,12 @@ def register(server: NexaLanguageServer) -> None:
         recheck_dependents(server, state.path)
         server.diagnostic_changes.note()
         server.idle_collector.activity()
+
+    @server.feature(DEBUG_TEXT)
+    def debug_text(params: Any) -> dict[str, object]:
+        """A test aid: the server's copy of an open document (its text and version)."""
+        state = document(server, from_lsp.text_document_uri(params, DEBUG_TEXT))
+        return {"text": state.text, "version": state.version}
 
     @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, to_lsp.diagnostic_options(SECTION))
     def document_diagnostic(params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
