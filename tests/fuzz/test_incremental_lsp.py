@@ -17,7 +17,7 @@ mid-sequence. At the end it compares, with a fresh open of the editor's final te
 
 The client side keeps the text with its own LSP arithmetic (below), independent of the
 server's ``nexa_lsp.text``. A mismatch fails with the seed and the sequence number, which
-replay it: ``NEXA_FUZZ_SEED=<seed> NEXA_FUZZ_SEQUENCES=<n>``. CI runs a few dozen sequences;
+replay it: ``NEXA_FUZZ_SEED=<seed> NEXA_FUZZ_FROM=<n>``. CI runs a few dozen sequences;
 ``NEXA_FUZZ_SEQUENCES=2000`` is the long mode (docs/reliability.md has its figures).
 """
 
@@ -41,6 +41,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SEQUENCES = int(os.environ.get("NEXA_FUZZ_SEQUENCES", "40"))
 SEED = int(os.environ.get("NEXA_FUZZ_SEED", "20261203"))
+FIRST = int(os.environ.get("NEXA_FUZZ_FROM", "0"))  # replay from this sequence
 NOTIFICATIONS = (4, 14)  # notifications per sequence (inclusive range)
 
 AGENT = (
@@ -326,7 +327,7 @@ async def run_sequence(client: LanguageClient, rng: random.Random, number: int) 
 
 async def test_incremental_answers_equal_a_fresh_open(client: LanguageClient) -> None:
     notifications = 0
-    for number in range(SEQUENCES):
+    for number in range(FIRST, SEQUENCES):
         rng = random.Random(f"{SEED}-{number}")
         sent, mismatch = await run_sequence(client, rng, number)
         notifications += sent
@@ -356,3 +357,19 @@ async def test_answers_after_lines_move_above_cached_declarations(client: Langua
     close_document(client, doc)
     assert before["symbols"] != fresh["symbols"]  # the edit moved them
     assert after == fresh
+
+
+async def test_lone_carriage_returns_count_as_lines_in_every_answer(client: LanguageClient) -> None:
+    """Regression (found by the sequences above): per-chunk line counts missed a lone ``\\r``,
+    so symbols of later declarations sat lines too high. The same text with ``\\n`` answers alike."""
+    root = client.root  # type: ignore[attr-defined]
+    text = SEEDS[1]
+    results = []
+    for name, variant in (("lf", text), ("cr", text.replace("\n", "\r"))):
+        doc = uri(root / f"breaks-{name}.nx")
+        open_document(client, doc, variant)
+        results.append(await answers(client, doc, 1))
+        close_document(client, doc)
+    assert results[0]["symbols"] == results[1]["symbols"]
+    assert results[0]["tokens"] == results[1]["tokens"]
+    assert results[0]["folding"] == results[1]["folding"]
