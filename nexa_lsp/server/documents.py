@@ -243,6 +243,8 @@ class DocumentStore:
             changed = state.unparsed if source is not None else None
             lines = state.buffer.lines if state.buffer is not None else None
             state.source = parse_source(state.text, source, changed, lines)
+            if state.buffer is not None and state.source._lines is None:
+                state.source._lines = state.buffer.line_index()  # from the line table, no scan of the text
         state.unparsed = None
         assert state.source is not None
         return state.source

@@ -76,7 +76,7 @@ def checked(
 ) -> Checked:
     """The findings sorted, converted for the client, and their result id."""
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
-    converted = [to_lsp.diagnostic(d, uri, source.lines, client) for d in diagnostics]
+    converted = to_lsp.chunked_diagnostics(diagnostics, uri, source, client)
     return Checked(version, diagnostics, converted, _result_id(converted))
 
 

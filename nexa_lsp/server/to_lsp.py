@@ -137,6 +137,63 @@ def diagnostic(d: Diagnostic, uri: str, lines: LineIndex, client: ClientFacts) -
     )
 
 
+class _ChunkDiagnostics:
+    """LSP diagnostics of findings anchored on one chunk, valid while it starts at ``at``."""
+
+    __slots__ = ("at", "converted")
+
+    def __init__(self) -> None:
+        self.at: tuple[int, int] | None = None
+        self.converted: dict[tuple[Any, ...], lsp.Diagnostic] = {}
+
+
+_CHUNK_DIAGNOSTICS: list[Any] = []  # the ChunkCache of _ChunkDiagnostics, made when first needed (start-up)
+
+
+def _finding_key(d: Diagnostic) -> tuple[Any, ...]:
+    """Everything of a chunk-anchored finding that its LSP form depends on, chunk-relative."""
+    related = tuple((r.span.rel_start, r.span.rel_end, r.message) for r in d.related)
+    fixes = tuple((f.title, f.safe) for f in d.fixes)
+    data = repr(sorted(d.data.items())) if d.data else ""
+    return (d.code, d.message, d.severity, d.span.rel_start, d.span.rel_end, d.unnecessary, related, fixes, data)
+
+
+def chunked_diagnostics(
+    items: list[Diagnostic], uri: str, source: SourceFile, client: ClientFacts
+) -> list[lsp.Diagnostic]:
+    """``[diagnostic(d, uri, source.lines, client) for d in items]``, reusing the LSP form of a
+    finding anchored on a chunk that did not move (same chunk object, same start), so an edit
+    converts the edited chunk's findings and those of chunks that moved."""
+    from nexa_lsp.analysis.symbols import ChunkCache  # lazy: start-up
+    from nexa_lsp.ide.chunked import real_text, walk_chunks  # lazy: start-up
+
+    if not _CHUNK_DIAGNOSTICS:
+        _CHUNK_DIAGNOSTICS.append(ChunkCache(lambda _chunk: _ChunkDiagnostics()))
+    cache = _CHUNK_DIAGNOSTICS[0]
+    lines = source.lines
+    anchors: dict[int, tuple[Any, _ChunkDiagnostics]] = {}
+    if items:
+        for chunk, line, column in walk_chunks(source):
+            if real_text(source, chunk) is not None:
+                continue
+            entry = cache.get(chunk)
+            if entry.at != (line, column):
+                entry.at, entry.converted = (line, column), {}
+            anchors[id(chunk.anchor)] = (chunk.anchor, entry)
+    out = []
+    for d in items:
+        found = anchors.get(id(d.span.anchor))
+        if found is None or found[0] is not d.span.anchor or any(r.span.anchor is not found[0] for r in d.related):
+            out.append(diagnostic(d, uri, lines, client))
+            continue
+        key = _finding_key(d)
+        converted = found[1].converted.get(key)
+        if converted is None:
+            converted = found[1].converted[key] = diagnostic(d, uri, lines, client)
+        out.append(converted)
+    return out
+
+
 def document_report(
     items: list[lsp.Diagnostic], result_id: str, previous_result_id: str | None
 ) -> lsp.DocumentDiagnosticReport:
