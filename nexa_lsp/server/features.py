@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from nexa_lsp.server import to_lsp
+from nexa_lsp.server import chunked_lsp, to_lsp
 from nexa_lsp.server.app import NexaLanguageServer, RequestFailed
 from nexa_lsp.server.documents import DocumentState, FileView, uri_of_path
 from nexa_lsp.server.from_lsp import offset, offsets
@@ -113,7 +113,7 @@ def register(server: NexaLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbols(params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol] | list[lsp.SymbolInformation]:
         state = document(server, params.text_document.uri)
-        return to_lsp.chunked_document_symbols(state.uri, server.documents.parsed(state), server.client)
+        return chunked_lsp.chunked_document_symbols(state.uri, server.documents.parsed(state), server.client)
 
     @server.feature(lsp.WORKSPACE_SYMBOL)
     async def workspace_symbols(params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:

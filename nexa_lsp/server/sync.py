@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from nexa_lsp.server import from_lsp, to_lsp
+from nexa_lsp.server import chunked_lsp, from_lsp, to_lsp
 from nexa_lsp.server.app import NexaLanguageServer, RequestFailed
 from nexa_lsp.server.documents import Checked, DocumentState, path_of_uri
 from nexa_lsp.server.settings import SECTION, ServerSettings
@@ -76,7 +76,7 @@ def checked(
 ) -> Checked:
     """The findings sorted, converted for the client, and their result id."""
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
-    converted = to_lsp.chunked_diagnostics(diagnostics, uri, source, client)
+    converted = chunked_lsp.chunked_diagnostics(diagnostics, uri, source, client)
     return Checked(version, diagnostics, converted, _result_id(converted))
 
 
