@@ -67,8 +67,9 @@ def utf16_length(text: str) -> int:
 
 
 def _extent(text: str) -> tuple[int, int]:
-    breaks = text.count("\n")
-    return breaks, utf16_length(text[text.rfind("\n") + 1 :])
+    """LSP line breaks in ``text`` (``\\n``, ``\\r\\n``, a lone ``\\r``) and the UTF-16 length after the last."""
+    breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
+    return breaks, utf16_length(text[max(text.rfind("\n"), text.rfind("\r")) + 1 :])
 
 
 def real_text(source: SourceFile, chunk: ParsedChunk) -> str | None:

@@ -99,7 +99,10 @@ class NexaProtocol(LanguageServerProtocol):
     * a refused request is answered and logged as one line, without pygls' traceback on
       stderr (clients show stderr as errors); internal errors keep their traceback;
     * ``$/cancelRequest`` for a request already answered is expected (clients cancel
-      what they no longer need) and not warned about.
+      what they no longer need) and not warned about;
+    * pygls keeps no copy of the open documents (its ``workspace`` has none): the text
+      sync handlers (``server/sync.py``) apply each change, with LSP line breaks, to the
+      server's own buffer (``nexa_lsp.text.DocumentText``).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -144,6 +147,22 @@ class NexaProtocol(LanguageServerProtocol):
             self._send_response(message.id, error=JsonRpcInvalidParams(message=text).to_response_error())
             return
         super().handle_message(message)
+
+    def _user_handler(self, method: str, params: Any) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(method)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: lsp.DidOpenTextDocumentParams) -> Generator[Any, Any, None]:
+        yield from self._user_handler(lsp.TEXT_DOCUMENT_DID_OPEN, params)
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams) -> Generator[Any, Any, None]:
+        yield from self._user_handler(lsp.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: lsp.DidCloseTextDocumentParams) -> Generator[Any, Any, None]:
+        yield from self._user_handler(lsp.TEXT_DOCUMENT_DID_CLOSE, params)
 
     @lsp_method(lsp.INITIALIZE)
     def lsp_initialize(self, params: lsp.InitializeParams) -> Generator[Any, Any, lsp.InitializeResult]:

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.uris import from_fs_path, to_fs_path
 
+from nexa_lsp.text import ContentChange, DocumentText, TextChange, covering
+
 if TYPE_CHECKING:
     from lsprotocol import types as lsp
 
@@ -72,7 +74,10 @@ class Checked:
 
 @dataclass(slots=True, eq=False)
 class DocumentState:
-    """What the server knows about one open document."""
+    """What the server knows about one open document.
+
+    ``buffer`` holds the editor's text (the server's only copy: pygls keeps none, see
+    ``NexaProtocol``); ``text`` is the same string, for reading."""
 
     uri: str
     path: Path | None
@@ -85,6 +90,8 @@ class DocumentState:
     migration: tuple[int | None, MigrationPlan] | None = None
     info: tuple[SourceFile, DocumentInfo] | None = None  # ``nexa/documentInfo`` of a parse
     pending: Any = None  # the scheduled diagnostics run (asyncio handle)
+    buffer: DocumentText | None = None  # the text, changed by the editor's edits (open documents)
+    unparsed: TextChange | None = None  # what changed since ``source`` was parsed (code points)
 
 
 @dataclass(slots=True)
@@ -191,17 +198,23 @@ class DocumentStore:
 
     def open(self, uri: str, text: str, version: int | None) -> DocumentState:
         path = path_of_uri(uri)
-        state = DocumentState(uri, path, text, version)
+        state = DocumentState(uri, path, text, version, buffer=DocumentText(text))
         self._open[uri] = state
         if path is not None:
             self._by_path[path] = state
         return state
 
-    def change(self, uri: str, text: str, version: int | None) -> DocumentState | None:
+    def change(self, uri: str, changes: list[ContentChange], version: int | None) -> DocumentState | None:
+        """Apply one ``didChange`` (its content changes in order, with LSP semantics) to the document."""
         state = self._open.get(uri)
         if state is None:
             return None
-        state.text = text
+        if state.buffer is None:
+            state.buffer = DocumentText(state.text)
+        done = state.buffer.apply(changes)
+        if state.source is not None:
+            state.unparsed = covering([state.unparsed, *done] if state.unparsed is not None else done)
+        state.text = state.buffer.text
         state.version = version
         state.checked = None
         return state
@@ -227,7 +240,12 @@ class DocumentStore:
 
         source = state.source
         if source is None or (source.text is not state.text and source.text != state.text):
-            state.source = parse_source(state.text, source)
+            changed = state.unparsed if source is not None else None
+            lines = state.buffer.lines if state.buffer is not None else None
+            state.source = parse_source(state.text, source, changed, lines)
+            if state.buffer is not None and state.source._lines is None:
+                state.source._lines = state.buffer.line_index()  # from the line table, no scan of the text
+        state.unparsed = None
         assert state.source is not None
         return state.source
 

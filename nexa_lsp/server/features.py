@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from nexa_lsp.server import to_lsp
+from nexa_lsp.server import chunked_lsp, to_lsp
 from nexa_lsp.server.app import NexaLanguageServer, RequestFailed
 from nexa_lsp.server.documents import DocumentState, FileView, uri_of_path
 from nexa_lsp.server.from_lsp import offset, offsets
@@ -94,11 +94,14 @@ def _migration(server: NexaLanguageServer, state: DocumentState) -> MigrationPla
 def _tokens(
     server: NexaLanguageServer, uri: str, start: int = 0, end: int | None = None
 ) -> tuple[DocumentState, list[int]]:
-    """The encoded semantic tokens of a document (of ``[start, end)`` when given)."""
-    from nexa_lsp.ide.tokens import semantic_tokens  # lazy: start-up
+    """The encoded semantic tokens of a document (of ``[start, end)`` when given; the whole
+    document from the per-chunk encodings)."""
+    from nexa_lsp.ide.tokens import encoded_semantic_tokens, semantic_tokens  # lazy: start-up
 
     state = document(server, uri)
     analysis = server.documents.analysis(state)
+    if start == 0 and end is None:
+        return state, encoded_semantic_tokens(analysis)
     return state, to_lsp.encode_tokens(analysis.source.lines, semantic_tokens(analysis, start, end))
 
 
@@ -109,11 +112,8 @@ def _tokens_result_id(state: DocumentState, data: list[int]) -> str:
 def register(server: NexaLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbols(params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol] | list[lsp.SymbolInformation]:
-        from nexa_lsp.ide.outline import document_symbols as outline  # lazy: start-up
-
         state = document(server, params.text_document.uri)
-        source = server.documents.parsed(state)
-        return to_lsp.document_symbols(state.uri, source.lines, outline(source), server.client)
+        return chunked_lsp.chunked_document_symbols(state.uri, server.documents.parsed(state), server.client)
 
     @server.feature(lsp.WORKSPACE_SYMBOL)
     async def workspace_symbols(params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
@@ -232,7 +232,9 @@ def register(server: NexaLanguageServer) -> None:
         state.tokens = (_tokens_result_id(state, data), data)
         if previous is None or previous[0] != params.previous_result_id:
             return to_lsp.semantic_tokens(data, state.tokens[0])
-        return to_lsp.semantic_tokens_delta(previous[1], data, state.tokens[0])
+        from nexa_lsp.ide.token_edits import token_edits  # lazy: start-up
+
+        return to_lsp.semantic_token_edits(token_edits(previous[1], data), state.tokens[0])
 
     @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, to_lsp.SEMANTIC_TOKENS_LEGEND)
     def tokens_range(params: lsp.SemanticTokensRangeParams) -> lsp.SemanticTokens:

@@ -15,7 +15,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 
-from nexa_lsp.text import LineIndex
+from nexa_lsp.text import ContentChange, LineIndex
 
 # ---------------------------------------------------------------------- positions
 
@@ -28,6 +28,19 @@ def offset(lines: LineIndex, pos: lsp.Position) -> int:
 def offsets(lines: LineIndex, rng: lsp.Range) -> tuple[int, int]:
     """The code-point offsets of an LSP range."""
     return offset(lines, rng.start), offset(lines, rng.end)
+
+
+def content_changes(changes: Any) -> list[ContentChange]:
+    """The content changes of a ``didChange``, in order (a change without a range replaces the text)."""
+    out = []
+    for change in changes:
+        rng = getattr(change, "range", None)
+        if rng is None:
+            out.append(ContentChange(change.text))
+        else:
+            start, end = rng.start, rng.end
+            out.append(ContentChange(change.text, ((start.line, start.character), (end.line, end.character))))
+    return out
 
 
 def _member(value: Any, name: str) -> Any:

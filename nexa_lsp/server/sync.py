@@ -14,11 +14,11 @@ import asyncio
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from nexa_lsp.server import to_lsp
+from nexa_lsp.server import chunked_lsp, from_lsp, to_lsp
 from nexa_lsp.server.app import NexaLanguageServer, RequestFailed
 from nexa_lsp.server.documents import Checked, DocumentState, path_of_uri
 from nexa_lsp.server.settings import SECTION, ServerSettings
@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from nexa_lsp.server.from_lsp import ClientFacts
     from nexa_lsp.syntax.diagnostics import Diagnostic
     from nexa_lsp.syntax.source import SourceFile
+
+#: ``nexa/debugText`` ``{"textDocument": {"uri"}}`` -> ``{"text", "version"}``: the server's text of an
+#: open document, for tests that compare it with the editor's (docs/reliability.md).
+DEBUG_TEXT = "nexa/debugText"
 
 #: Finds an included file: ``(include, including path) -> (path, parse)`` (see ``DocumentStore.locate``).
 Locate = Callable[[str, "Path | None"], "tuple[Path | None, SourceFile | None]"]
@@ -72,7 +76,7 @@ def checked(
 ) -> Checked:
     """The findings sorted, converted for the client, and their result id."""
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
-    converted = [to_lsp.diagnostic(d, uri, source.lines, client) for d in diagnostics]
+    converted = chunked_lsp.chunked_diagnostics(diagnostics, uri, source, client)
     return Checked(version, diagnostics, converted, _result_id(converted))
 
 
@@ -214,8 +218,8 @@ def register(server: NexaLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
-        text = server.workspace.get_text_document(uri).source
-        state = server.documents.change(uri, text, params.text_document.version)
+        changes = from_lsp.content_changes(params.content_changes)
+        state = server.documents.change(uri, changes, params.text_document.version)
         if state is None:
             return
         schedule(server, state)
@@ -241,6 +245,12 @@ def register(server: NexaLanguageServer) -> None:
         recheck_dependents(server, state.path)
         server.diagnostic_changes.note()
         server.idle_collector.activity()
+
+    @server.feature(DEBUG_TEXT)
+    def debug_text(params: Any) -> dict[str, object]:
+        """A test aid: the server's copy of an open document (its text and version)."""
+        state = document(server, from_lsp.text_document_uri(params, DEBUG_TEXT))
+        return {"text": state.text, "version": state.version}
 
     @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, to_lsp.diagnostic_options(SECTION))
     def document_diagnostic(params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:

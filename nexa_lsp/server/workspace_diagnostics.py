@@ -15,6 +15,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +39,10 @@ if TYPE_CHECKING:
 GONE = "gone"
 #: Providers (run-aware diagnostics) run on the event loop; it answers others every this many files.
 YIELD_EVERY = 25
+#: The scan freezes what it built (``gc.freeze``) every this many files.
+FREEZE_EVERY = 50
+#: Seconds a thread may hold the GIL while another waits, during a scan (Python's default: 0.005).
+SCAN_SWITCH_INTERVAL = 0.001
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +75,9 @@ class _Scanner:
         with self._lock:
             results = []
             files = [p for p in view.store.workspace_files() if p not in view.open]
-            for path in files:
+            for number, path in enumerate(files, 1):
+                if number % FREEZE_EVERY == 0:
+                    gc.freeze()  # the parses so far: no full collection scans them (server/memory.py)
                 result = self._file(view, path, settings_for, client)
                 if result is not None:
                     results.append(result)
@@ -132,6 +140,10 @@ class WorkspacePull:
                 await asyncio.sleep(delay)
 
     async def _items(self, previous: dict[str, str]) -> list[lsp.WorkspaceDocumentDiagnosticReport]:
+        with self.server.idle_collector.busy():  # no full collection in the middle of a scan
+            return await self._scanned_items(previous)
+
+    async def _scanned_items(self, previous: dict[str, str]) -> list[lsp.WorkspaceDocumentDiagnosticReport]:
         server = self.server
         items = []
         for state in server.documents:
@@ -147,7 +159,12 @@ class WorkspacePull:
         def settings_for(uri: str) -> ServerSettings:
             return settings_for_uri(uri, settings, folder_settings)
 
-        results = await asyncio.to_thread(self.scanner.scan, view, settings_for, server.client)
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(SCAN_SWITCH_INTERVAL)  # the loop waits less for the GIL while the scan runs
+        try:
+            results = await asyncio.to_thread(self.scanner.scan, view, settings_for, server.client)
+        finally:
+            sys.setswitchinterval(interval)
         for index, result in enumerate(results):
             if index and index % YIELD_EVERY == 0:
                 await asyncio.sleep(0)

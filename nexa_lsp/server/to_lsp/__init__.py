@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from nexa_lsp.ide.navigation import Highlight
     from nexa_lsp.ide.outline import OutlineKind, OutlineSymbol, WorkspaceSymbolData
     from nexa_lsp.ide.structure import Fold
+    from nexa_lsp.ide.token_edits import TokenEdit
     from nexa_lsp.ide.tokens import Token
     from nexa_lsp.server.document_info import DocumentInfo
     from nexa_lsp.syntax.diagnostics import Diagnostic, Severity
@@ -414,6 +415,14 @@ def semantic_tokens_delta(old: list[int], new: list[int], result_id: str) -> lsp
             )
         )
     return lsp.SemanticTokensDelta(edits=edits, result_id=result_id)
+
+
+def semantic_token_edits(edits: Iterable[TokenEdit], result_id: str) -> lsp.SemanticTokensDelta:
+    """A delta from :func:`nexa_lsp.ide.token_edits.token_edits` (positions in the old array)."""
+    return lsp.SemanticTokensDelta(
+        edits=[lsp.SemanticTokensEdit(start=e.start, delete_count=e.delete_count, data=e.data) for e in edits],
+        result_id=result_id,
+    )
 
 
 # ---------------------------------------------------------------------- structure

@@ -1,0 +1,121 @@
+"""LSP answers assembled per chunk: what ``to_lsp`` builds for one chunk, kept while the chunk
+object is reused and starts at the same line and column.
+
+A document's chunks (:mod:`nexa_lsp.syntax.chunks`) survive an edit that leaves their
+text alone; their positions move only when lines or columns before them change. The
+diagnostics and the outline of a chunk are converted by :mod:`nexa_lsp.server.to_lsp`
+(the only place protocol objects are built) once per chunk position and reused after
+that, so an edit converts the edited chunk and the chunks it moved.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from nexa_lsp.server import to_lsp
+
+if TYPE_CHECKING:
+    from lsprotocol import types as lsp
+
+    from nexa_lsp.server.from_lsp import ClientFacts
+    from nexa_lsp.syntax.diagnostics import Diagnostic
+    from nexa_lsp.syntax.source import SourceFile
+
+
+class _ChunkDiagnostics:
+    """LSP diagnostics of findings anchored on one chunk, valid while it starts at ``at``."""
+
+    __slots__ = ("at", "converted")
+
+    def __init__(self) -> None:
+        self.at: tuple[int, int] | None = None
+        self.converted: dict[tuple[Any, ...], lsp.Diagnostic] = {}
+
+
+_CHUNK_DIAGNOSTICS: list[Any] = []  # the ChunkCache of _ChunkDiagnostics, made when first needed (start-up)
+
+
+def _finding_key(d: Diagnostic) -> tuple[Any, ...]:
+    """Everything of a chunk-anchored finding that its LSP form depends on, chunk-relative."""
+    related = tuple((r.span.rel_start, r.span.rel_end, r.message) for r in d.related)
+    fixes = tuple((f.title, f.safe) for f in d.fixes)
+    data = repr(sorted(d.data.items())) if d.data else ""
+    return (d.code, d.message, d.severity, d.span.rel_start, d.span.rel_end, d.unnecessary, related, fixes, data)
+
+
+def chunked_diagnostics(
+    items: list[Diagnostic], uri: str, source: SourceFile, client: ClientFacts
+) -> list[lsp.Diagnostic]:
+    """``[to_lsp.diagnostic(d, uri, source.lines, client) for d in items]``, reusing the LSP form of a
+    finding anchored on a chunk that did not move (same chunk object, same start), so an edit
+    converts the edited chunk's findings and those of chunks that moved."""
+    from nexa_lsp.analysis.symbols import ChunkCache  # lazy: start-up
+    from nexa_lsp.ide.chunked import real_text, walk_chunks  # lazy: start-up
+
+    if not _CHUNK_DIAGNOSTICS:
+        _CHUNK_DIAGNOSTICS.append(ChunkCache(lambda _chunk: _ChunkDiagnostics()))
+    cache = _CHUNK_DIAGNOSTICS[0]
+    lines = source.lines
+    anchors: dict[int, tuple[Any, _ChunkDiagnostics]] = {}
+    if items:
+        for chunk, line, column in walk_chunks(source):
+            if real_text(source, chunk) is not None:
+                continue
+            entry = cache.get(chunk)
+            if entry.at != (line, column):
+                entry.at, entry.converted = (line, column), {}
+            anchors[id(chunk.anchor)] = (chunk.anchor, entry)
+    out = []
+    for d in items:
+        found = anchors.get(id(d.span.anchor))
+        if found is None or found[0] is not d.span.anchor or any(r.span.anchor is not found[0] for r in d.related):
+            out.append(to_lsp.diagnostic(d, uri, lines, client))
+            continue
+        key = _finding_key(d)
+        converted = found[1].converted.get(key)
+        if converted is None:
+            converted = found[1].converted[key] = to_lsp.diagnostic(d, uri, lines, client)
+        out.append(converted)
+    return out
+
+
+class _ChunkSymbols:
+    """A chunk's outline as LSP symbols, valid while the chunk starts at ``at`` (line, UTF-16 column)."""
+
+    __slots__ = ("at", "symbols")
+
+    def __init__(self) -> None:
+        self.at: tuple[int, int] | None = None
+        self.symbols: list[lsp.DocumentSymbol] = []
+
+
+_CHUNK_SYMBOLS: list[Any] = []  # the ChunkCache of _ChunkSymbols, made when first needed (start-up)
+
+
+def chunked_document_symbols(
+    uri: str, source: SourceFile, client: ClientFacts
+) -> list[lsp.DocumentSymbol] | list[lsp.SymbolInformation]:
+    """:func:`~nexa_lsp.server.to_lsp.document_symbols` of the whole document, a tree built from per-chunk LSP symbols:
+    a chunk's symbols are converted again only when the chunk is new or starts elsewhere."""
+    from nexa_lsp.analysis.symbols import ChunkCache  # lazy: start-up
+    from nexa_lsp.ide.chunked import real_text, walk_chunks  # lazy: start-up
+    from nexa_lsp.ide.outline import chunk_outline  # lazy: start-up
+    from nexa_lsp.ide.outline import document_symbols as outline  # lazy: start-up
+
+    if not client.hierarchical_symbols:
+        return to_lsp.document_symbols(uri, source.lines, outline(source), client)
+    if not _CHUNK_SYMBOLS:
+        _CHUNK_SYMBOLS.append(ChunkCache(lambda _chunk: _ChunkSymbols()))
+    cache = _CHUNK_SYMBOLS[0]
+    lines = source.lines
+    out: list[lsp.DocumentSymbol] = []
+    for chunk, line, column in walk_chunks(source):
+        if real_text(source, chunk) is not None:  # its text differs from the chunk's: not cached
+            out.extend(to_lsp.document_symbol(lines, s) for s in chunk_outline(chunk))
+            continue
+        entry = cache.get(chunk)
+        if entry.at != (line, column):
+            entry.symbols = [to_lsp.document_symbol(lines, s) for s in chunk_outline(chunk)]
+            entry.at = (line, column)
+        out.extend(entry.symbols)
+    return out
