@@ -92,6 +92,7 @@ class DocumentState:
     pending: Any = None  # the scheduled diagnostics run (asyncio handle)
     buffer: DocumentText | None = None  # the text, changed by the editor's edits (open documents)
     unparsed: TextChange | None = None  # what changed since ``source`` was parsed (code points)
+    language_id: str = ""  # the ``languageId`` the client opened it with
 
 
 @dataclass(slots=True)
@@ -196,9 +197,9 @@ class DocumentStore:
 
     # -- open documents
 
-    def open(self, uri: str, text: str, version: int | None) -> DocumentState:
+    def open(self, uri: str, text: str, version: int | None, language_id: str = "") -> DocumentState:
         path = path_of_uri(uri)
-        state = DocumentState(uri, path, text, version, buffer=DocumentText(text))
+        state = DocumentState(uri, path, text, version, buffer=DocumentText(text), language_id=language_id)
         self._open[uri] = state
         if path is not None:
             self._by_path[path] = state

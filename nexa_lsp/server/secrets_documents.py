@@ -11,7 +11,6 @@ of their messages holds a value, since the values are API keys. The Nexa feature
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 
@@ -28,12 +27,7 @@ def is_secrets_document(server: NexaLanguageServer, state: DocumentState) -> boo
     """Whether the open document is a ``.nxs`` settings file (by path or language id)."""
     if (state.path is not None and state.path.suffix == SUFFIX) or state.uri.endswith(SUFFIX):
         return True
-    try:
-        documents = server.workspace.text_documents
-        opened = documents.get(state.uri) or documents.get(unquote(state.uri))  # pygls keys are unquoted
-    except RuntimeError:  # no workspace yet
-        return False
-    return opened is not None and opened.language_id == LANGUAGE_ID
+    return state.language_id == LANGUAGE_ID
 
 
 def check_secrets(server: NexaLanguageServer, state: DocumentState) -> Checked | None:

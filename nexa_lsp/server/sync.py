@@ -209,7 +209,7 @@ def register(server: NexaLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
         item = params.text_document
-        state = server.documents.open(item.uri, item.text, item.version)
+        state = server.documents.open(item.uri, item.text, item.version, item.language_id)
         schedule(server, state, 0)
         recheck_dependents(server, state.path)
         server.diagnostic_changes.note()
