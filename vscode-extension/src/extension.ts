@@ -5,6 +5,8 @@ import { Commands } from "./commands";
 import { CLIENT_COMMANDS, CONTEXT_KEYS, OUTPUT_CHANNEL_NAME } from "./logic/constants";
 import { RESTART_KEYS } from "./logic/settings";
 import { onDidChangePythonInterpreter } from "./pythonExtension";
+import { RunPanel } from "./runPanel";
+import { RunProgress } from "./runProgress";
 import { RunsView } from "./runsView";
 import { SafeOutputChannel } from "./output";
 import { ProviderSecrets } from "./secrets";
@@ -23,6 +25,10 @@ export function activate(context: vscode.ExtensionContext): void {
   void vscode.commands.executeCommand("setContext", CONTEXT_KEYS.extensionActive, true);
 
   new Commands(server, runs, status).register(context);
+  const panel = new RunPanel(server, runs);
+  panel.register(context);
+  const progress = new RunProgress();
+  context.subscriptions.push(panel, progress);
 
   const secrets = new ProviderSecrets(context.secrets, context.globalState, (line) => output.appendLine(`[client] ${line}`));
   server.setProviderSecretSource((ref) => secrets.answer(ref));
@@ -46,6 +52,11 @@ export function activate(context: vscode.ExtensionContext): void {
     srv.onRunsChanged(() => runs.scheduleRefresh()),
     srv.onDidStart(() => runs.scheduleRefresh(0)),
     srv.onDidStop(() => runs.scheduleRefresh(0)),
+    // Runs' progress as a notification with Cancel (after the client's own progress feature).
+    srv.onDidStart(() => {
+      if (srv.languageClient !== undefined) progress.attach(srv.languageClient);
+    }),
+    srv.onDidStop(() => progress.clear()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (RESTART_KEYS.some((key) => e.affectsConfiguration(key))) {
         output.appendLine("[client] nexa.server settings changed: restarting the server");

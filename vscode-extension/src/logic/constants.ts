@@ -45,6 +45,7 @@ export const CLIENT_COMMANDS = {
   versionStatusClicked: "nexa.client.versionStatusClicked",
   setProviderApiKey: "nexa.client.setProviderApiKey",
   removeProviderApiKey: "nexa.client.removeProviderApiKey",
+  showRunPanel: "nexa.client.showRunPanel",
 } as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[keyof typeof CLIENT_COMMANDS];
 
