@@ -1,4 +1,4 @@
-"""Python implementations of the tools declared in analyst.nx (pass with --tools)."""
+"""Python implementations of the tools declared in analyst.nx (each tool names its function with ``python:``)."""
 
 from __future__ import annotations
 

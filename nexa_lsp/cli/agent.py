@@ -58,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="append",
         default=[],
         metavar="FILE.py",
-        help="Python file whose functions implement the agent's declared tools (by name); repeatable",
+        help="Python file whose functions implement the agent's declared tools (by name), after each tool's "
+        "own `python:`; repeatable",
     )
     parser.add_argument("--provider", help="provider name (default: settings, else the offline `scripted` provider)")
     parser.add_argument("--script", type=Path, help="JSON script for the offline `scripted` provider")
@@ -150,6 +151,12 @@ def _decide(state: RunState, args: argparse.Namespace, ask: Callable[[str], str]
         else:
             return None
     return state
+
+
+def _script_set(agent: NexaAgent, config: RunConfig) -> bool:
+    """Whether the settings name a script for the scripted provider (then it is configured)."""
+    settings = agent.settings_for(config, Path(config.working_directory or "."))
+    return bool(settings.provider("scripted").options.get("SCRIPT") or settings.environ.get("NEXA_SCRIPT"))
 
 
 def _interactive() -> bool:
@@ -245,7 +252,8 @@ def _run(args: argparse.Namespace, printer: _Printer, warn: Callable[[str], None
                 tool_modules=args.tools,
                 on_warning=warn,
             )
-            if agent.new_run_config(config, provider).provider == "scripted" and args.script is None:
+            resolved = agent.new_run_config(config, provider)
+            if resolved.provider == "scripted" and args.script is None and not _script_set(agent, resolved):
                 warn("no provider configured: using the offline `scripted` provider (see docs/runs.md)")
             state = agent.execute(" ".join(args.words[2:]), config=config, **common)
         while state.status is RunStatus.WAITING_APPROVAL and not token.cancelled:

@@ -34,6 +34,7 @@ from nexa_lsp.syntax.source import SourceFile
 
 if TYPE_CHECKING:
     from nexa_lsp.runtime.agent import NexaAgent
+    from nexa_lsp.runtime.tool_modules import ToolModules
 
 #: Settled runs shown per agent in lenses (newest first); unsettled runs are always shown.
 SETTLED_RUNS_SHOWN = 1
@@ -130,8 +131,12 @@ def declaration_problem(source: SourceFile, decl: t.AgentDecl, path: Path | None
     )
 
 
-def build_agent(source: SourceFile, decl: t.AgentDecl, path: Path | None) -> tuple[NexaAgent | None, str | None]:
-    """The runtime's agent for ``decl`` (no user code imported), or the reason it cannot be built."""
+def build_agent(
+    source: SourceFile, decl: t.AgentDecl, path: Path | None, tool_modules: ToolModules | None = None
+) -> tuple[NexaAgent | None, str | None]:
+    """The runtime's agent for ``decl`` (no user code imported), or the reason it cannot be built.
+    ``tool_modules`` are the editor's (setting ``nexa.runs.toolModules``); where each tool's
+    code comes from follows the runtime's one rule (``runtime.tool_modules``)."""
     problem = declaration_problem(source, decl, path)
     if problem is not None:
         return None, problem
@@ -140,7 +145,7 @@ def build_agent(source: SourceFile, decl: t.AgentDecl, path: Path | None) -> tup
     from nexa_lsp.runtime.declarations import agent_from_declaration
 
     try:
-        return agent_from_declaration(decl, source, path=path), None
+        return agent_from_declaration(decl, source, path=path, tool_modules=tool_modules or ()), None
     except NexaRuntimeError as exc:
         return None, str(exc)
     except ValueError as exc:  # e.g. two tools with one name
@@ -260,10 +265,12 @@ def agent_views(
     provider: str | None = None,
     elsewhere: Mapping[str, str] | None = None,
     only_with_runs: bool = False,
+    tool_modules: ToolModules | None = None,
 ) -> list[AgentView]:
     """One view per named agent declaration of ``source``; ``runs`` are the stored runs of
     this file (other agents' runs are ignored); ``live`` the ids this server drives now and
-    ``elsewhere`` the running runs another live process drives (id -> that process).
+    ``elsewhere`` the running runs another live process drives (id -> that process);
+    ``tool_modules`` the editor's tool modules (see ``build_agent``).
 
     With ``only_with_runs`` the agents without runs are left out (what run-aware
     diagnostics need; building every agent of a large file on each edit is costly)."""
@@ -282,7 +289,7 @@ def agent_views(
         states = shown_runs(by_agent.get(decl.name, ()))
         if only_with_runs and not states:
             continue
-        agent, problem = build_agent(source, decl, path)
+        agent, problem = build_agent(source, decl, path, tool_modules)
         if literals is None:
             literals = run_entry_literals(source)
         tasks, inputs = literals.get(decl.name, ([], []))

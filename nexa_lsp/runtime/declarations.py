@@ -6,9 +6,11 @@ Mapping (Nexa 2.x semantics where they exist):
   entry of a model list; ``provider/model`` ids choose the provider);
 * tools = the ``uses`` entries that name a ``tool`` block or an ``@tool`` function of the
   file (without ``uses``: every ``@tool`` function, as in 2.x). A tool's implementation
-  is ``implementations[name]`` when given, else its ``python: "module.function"``
-  (imported from the file's folder on first call, never while building); a tool without
-  one fails the run with a clear message if the model calls it. ``std.*``, ``mcp:`` and
+  follows the one rule of ``tool_modules.implementation_for``: ``implementations[name]``,
+  else its ``python: "module.function"``, else the tool modules (``tool_modules``: the
+  CLI's ``--tools`` or the editor's setting, then ``TOOL_MODULES`` of the ``.nxs`` files);
+  nothing is imported while building; a tool without one fails the run with NXR041
+  (saying where it was looked for) if the model calls it. ``std.*``, ``mcp:`` and
   skill entries are not available in this runtime and are reported through ``on_warning``;
 * ``approval: "required"`` on a tool (and ``requires_approval: true`` on an ``@tool``)
   makes it approval-required on the Nexa 3.0 path; on the 2.4 path it has no effect,
@@ -29,10 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from nexa_lsp.runtime.agent import NexaAgent
-from nexa_lsp.runtime.errors import AgentDeclarationError, ToolDefinitionError
+from nexa_lsp.runtime.errors import AgentDeclarationError
 from nexa_lsp.runtime.run_state import RunConfig
-from nexa_lsp.runtime.tool_modules import implementation_in_files
-from nexa_lsp.runtime.tool_process import ToolImplementation
+from nexa_lsp.runtime.tool_modules import CLI_OPTION, ToolModules, implementation_for, settings_tool_modules
 from nexa_lsp.runtime.tools import Tool, as_tool
 from nexa_lsp.syntax import parse_source
 from nexa_lsp.syntax import tree as t
@@ -41,6 +42,7 @@ from nexa_lsp.syntax.source import SourceFile
 from nexa_lsp.syntax.version import VersionPath
 
 Warn = Callable[[str], None]
+_Finder = Callable[[str, str | None], Callable[..., Any]]
 
 _TYPE_NAMES = {
     "string": "string",
@@ -75,64 +77,19 @@ def _object_schema(params: list[tuple[str, str | None, bool]]) -> dict[str, Any]
     }
 
 
-def _python_function(dotted: str, folder: Path | None, tool_name: str, source: str) -> Callable[..., Any]:
-    """The function ``python: "module.function"`` names, run in a tool process (``tool_process``)."""
-    module_name, _, function_name = dotted.rpartition(".")
-    if not module_name or not function_name:
-
-        def malformed(**_arguments: Any) -> Any:
-            raise ToolDefinitionError(
-                f'tool {tool_name} in {source}: python: {dotted!r} must be "module.function" (for example '
-                f'"{tool_name}_tools.{tool_name}")'
-            )
-
-        return malformed
-    return ToolImplementation(
-        tool=tool_name,
-        function=function_name,
-        module=module_name,
-        search_path=(str(folder),) if folder is not None else (),
-        origin=f'python: "{dotted}" on tool {tool_name} in {source}',
-    )
-
-
-def _missing_implementation(tool_name: str, source: str) -> Callable[..., Any]:
-    def call(**_arguments: Any) -> Any:
-        raise ToolDefinitionError(
-            f"tool {tool_name} is declared in {source} but has no Python implementation here; add "
-            f'`python: "module.function"` to it, or pass implementations={{"{tool_name}": function}}'
-        )
-
-    return call
-
-
-def _tool_from_block(
-    decl: t.ToolDecl, approvals: bool, folder: Path | None, source: str, given: Callable[..., Any] | None
-) -> Tool:
+def _tool_from_block(decl: t.ToolDecl, approvals: bool, find: _Finder) -> Tool:
     python = decl.get_property("python")
     dotted = python.value.text if python is not None else None
-    if given is not None:
-        function = given
-    elif dotted:
-        function = _python_function(dotted, folder, decl.name, source)
-    else:
-        function = _missing_implementation(decl.name, source)
+    function = find(decl.name, dotted)
     description = decl.description or (f"python: {dotted}" if dotted else decl.name)
     parameters = _object_schema([(name, type_text, True) for name, type_text in decl.parameters])
     return Tool(decl.name, description, parameters, function, approvals and decl.approval == "required")
 
 
-def _tool_from_function(
-    decl: t.ToolFunction, approvals: bool, folder: Path | None, source: str, given: Callable[..., Any] | None
-) -> Tool:
+def _tool_from_function(decl: t.ToolFunction, approvals: bool, find: _Finder) -> Tool:
     python = next((p for p in decl.config if p.key == "python"), None)
     dotted = python.value.text if python is not None else None
-    if given is not None:
-        function = given
-    elif dotted:
-        function = _python_function(dotted, folder, decl.name, source)
-    else:
-        function = _missing_implementation(decl.name, source)
+    function = find(decl.name, dotted)
     parameters = _object_schema([(p.name, p.type_text, p.default is None) for p in decl.params])
     return Tool(decl.name, decl.description or decl.name, parameters, function, approvals and decl.requires_approval)
 
@@ -219,7 +176,7 @@ def agent_from_declaration(
     *,
     path: str | Path | None = None,
     implementations: Mapping[str, Callable[..., Any] | Tool] | None = None,
-    tool_modules: Sequence[Path] = (),
+    tool_modules: Sequence[Path] | ToolModules = (),
     on_warning: Warn | None = None,
 ) -> NexaAgent:
     """A ``NexaAgent`` for ``decl`` (``source`` is the parsed file it is in, ``path`` its location).
@@ -235,11 +192,17 @@ def agent_from_declaration(
     index = _index_of(source)
     blocks, functions, agents = index.blocks, index.functions, index.agents
 
-    def given(name: str) -> Callable[..., Any] | None:
+    places = [
+        tool_modules if isinstance(tool_modules, ToolModules) else ToolModules(CLI_OPTION, tuple(tool_modules)),
+        settings_tool_modules(folder, index.config_name),
+    ]
+
+    def find(name: str, dotted: str | None) -> Callable[..., Any]:
         item = implementations.get(name)
-        if isinstance(item, Tool):
-            return item.function
-        return item if item is not None else implementation_in_files(name, tool_modules, "--tools")
+        explicit = item.function if isinstance(item, Tool) else item
+        return implementation_for(
+            name, explicit=explicit, python=dotted, folder=folder, places=places, source=source_name
+        )
 
     tools: list[Tool] = []
     names = [u.text for u in decl.uses if u.kind == "name"] if decl.uses else list(functions)
@@ -248,9 +211,9 @@ def agent_from_declaration(
             warn(f"agent {decl.name}: `uses {use.text}` ({use.kind}) is not available in this runtime; skipped")
     for name in names:
         if name in blocks:
-            tools.append(_tool_from_block(blocks[name], approvals, folder, source_name, given(name)))
+            tools.append(_tool_from_block(blocks[name], approvals, find))
         elif name in functions:
-            tools.append(_tool_from_function(functions[name], approvals, folder, source_name, given(name)))
+            tools.append(_tool_from_function(functions[name], approvals, find))
         elif isinstance(implementations.get(name), Tool) or name in implementations:
             tools.append(as_tool(implementations[name]))
         elif name in agents:
@@ -275,7 +238,7 @@ def load_agent(
     name: str,
     *,
     implementations: Mapping[str, Callable[..., Any] | Tool] | None = None,
-    tool_modules: Sequence[Path] = (),
+    tool_modules: Sequence[Path] | ToolModules = (),
     on_warning: Warn | None = None,
 ) -> NexaAgent:
     """Read ``path``, parse it, and build its agent ``name``."""

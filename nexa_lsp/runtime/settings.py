@@ -10,6 +10,10 @@ wins**: when two files set the same key or block, the one closer to the working 
 is used (Nexa 2.x let the farthest ancestor win). A key is looked up in the active block
 (``use config NAME;`` / ``RunConfig.config_name``), then the ``default`` block, then flat
 keys, then the environment.
+
+Relative paths in a ``.nxs`` file (``SCRIPT``, ``TOOL_MODULES``) are relative to that file's
+folder. A file is read and parsed again only when its modification time or size changed
+(``Settings.load`` is called for every run view of the editor).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import ast
 import json
 import os
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -161,17 +166,69 @@ def _closing_brace(text: str) -> int:
     return -1
 
 
+_Stamp = tuple[int, int]
+_FILES: dict[Path, tuple[_Stamp, SettingsFile]] = {}
+_LISTINGS: dict[Path, tuple[_Stamp, tuple[Path, ...]]] = {}
+_CACHE_LOCK = threading.Lock()
+_CACHE_SIZE = 512
+
+
+def _stamp(path: Path) -> _Stamp | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)
+
+
+def _remember(cache: dict[Path, Any], path: Path, value: Any) -> None:
+    with _CACHE_LOCK:
+        if len(cache) >= _CACHE_SIZE:
+            cache.clear()
+        cache[path] = value
+
+
+def _listing(directory: Path) -> tuple[Path, ...]:
+    """The ``*.nxs`` files of ``directory``, listed again only when the directory changed."""
+    stamp = _stamp(directory)
+    if stamp is None:
+        return ()
+    with _CACHE_LOCK:
+        cached = _LISTINGS.get(directory)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    found = tuple(sorted(p for p in directory.glob("*.nxs") if p.is_file())) if directory.is_dir() else ()
+    _remember(_LISTINGS, directory, (stamp, found))
+    return found
+
+
 def find_settings_files(start: Path, max_ancestors: int = MAX_ANCESTORS) -> list[Path]:
     """``*.nxs`` files in ``start`` and up to ``max_ancestors`` parents, nearest first."""
     found: list[Path] = []
     directory = start.resolve()
     for _ in range(max_ancestors + 1):
-        if directory.is_dir():
-            found.extend(sorted(directory.glob("*.nxs")))
+        found.extend(_listing(directory))
         if directory.parent == directory:
             break
         directory = directory.parent
     return found
+
+
+def read_settings_file(path: Path) -> SettingsFile:
+    """The parsed ``.nxs`` file at ``path``, read again only when its mtime or size changed."""
+    stamp = _stamp(path)
+    with _CACHE_LOCK:
+        cached = _FILES.get(path)
+    if stamp is not None and cached is not None and cached[0] == stamp:
+        return cached[1]
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"cannot read settings file {path}: {exc}") from exc
+    parsed = parse_nxs(text, path)
+    if stamp is not None:
+        _remember(_FILES, path, (stamp, parsed))
+    return parsed
 
 
 @dataclass(frozen=True)
@@ -208,20 +265,15 @@ class Settings:
         paths = find_settings_files(Path(working_directory))
         for directory in extra_directories:
             paths.extend(p for p in find_settings_files(directory) if p not in paths)
-        files = []
-        for path in paths:
-            try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise SettingsError(f"cannot read settings file {path}: {exc}") from exc
-            files.append(parse_nxs(text, path))
-        return cls(tuple(files), config_name, dict(os.environ if environ is None else environ))
+        files = tuple(read_settings_file(path) for path in paths)
+        return cls(files, config_name, dict(os.environ if environ is None else environ))
+
+    def _block_file(self, name: str) -> SettingsFile | None:
+        return next((f for f in self.files if name in f.blocks), None)
 
     def block(self, name: str) -> Mapping[str, Any] | None:
-        for settings_file in self.files:
-            if name in settings_file.blocks:
-                return settings_file.blocks[name]
-        return None
+        found = self._block_file(name)
+        return found.blocks[name] if found is not None else None
 
     def flat(self, key: str) -> Any:
         for settings_file in self.files:
@@ -229,18 +281,37 @@ class Settings:
                 return settings_file.flat[key]
         return None
 
+    def lookup(self, key: str) -> tuple[Any, Path | None]:
+        """The value ``get(key)`` gives and the ``.nxs`` file it comes from (None: the environment)."""
+        for name in (self.config_name, "default"):
+            found = self._block_file(name) if name is not None else None
+            if found is not None and name is not None and key in found.blocks[name]:
+                return found.blocks[name][key], found.path
+        holder = next((f for f in self.files if key in f.flat), None)
+        if holder is not None and holder.flat[key] is not None:
+            return holder.flat[key], holder.path
+        return self.environ.get(key), None
+
     def get(self, key: str, default: Any = None) -> Any:
         """Active block, then ``default`` block, then flat keys, then the environment."""
-        for name in (self.config_name, "default"):
-            if name is None:
-                continue
-            block = self.block(name)
-            if block is not None and key in block:
-                return block[key]
-        value = self.flat(key)
-        if value is not None:
-            return value
-        return self.environ.get(key, default)
+        value, _origin = self.lookup(key)
+        return default if value is None else value
+
+    def paths(self, key: str) -> tuple[list[Path], Path | None]:
+        """``key`` as a list of paths (a list, or one string of comma-separated paths), each
+        relative to the folder of the ``.nxs`` file that sets it; and that file."""
+        value, origin = self.lookup(key)
+        if value is None:
+            return [], origin
+        items = value if isinstance(value, list | tuple) else str(value).split(",")
+        base = origin.parent if origin is not None else None
+        found = []
+        for item in items:
+            text = str(item).strip()
+            if text:
+                path = Path(text).expanduser()
+                found.append(base / path if base is not None and not path.is_absolute() else path)
+        return found, origin
 
     def default_model(self) -> str | None:
         model = self.get("MODEL")
@@ -269,6 +340,7 @@ class Settings:
         """
         prefix = name.upper().replace("-", "_") + "_"
         source: Mapping[str, Any] | None = None
+        script_file: Path | None = None  # the .nxs file that sets SCRIPT
         active = self.block(self.config_name) if self.config_name else None
         if active is not None and ("API_KEY" in active or "BASE_URL" in active):
             source = active
@@ -277,12 +349,15 @@ class Settings:
         if source is not None:
             api_key, base_url = source.get("API_KEY"), source.get("BASE_URL")
             options = dict(source)
+            holder = self._block_file(self.config_name if source is active and self.config_name else name)
+            script_file = holder.path if holder is not None else None
         else:
             api_key = self.get(prefix + "API_KEY")
             base_url = self.get(prefix + "BASE_URL")
             if api_key is None and base_url is None:
                 api_key, base_url = self.get("API_KEY"), self.get("BASE_URL")
             options = {}
+            script_file = None
             for key in (
                 "API",
                 "MODEL",
@@ -295,11 +370,16 @@ class Settings:
                 "THINKING_BUDGET",
                 "SCRIPT",
             ):
-                value = self.get(prefix + key)
+                value, origin = self.lookup(prefix + key)
                 if value is None:
-                    value = self.get(key)
+                    value, origin = self.lookup(key)
                 if value is not None:
                     options[key] = value
+                    if key == "SCRIPT":
+                        script_file = origin
+        script = options.get("SCRIPT")
+        if isinstance(script, str) and script and script_file is not None and not Path(script).is_absolute():
+            options["SCRIPT"] = str(script_file.parent / script)  # relative to its .nxs file
         api = str(options.get("API") or DEFAULT_API_FOR.get(name, "chat"))
         return ProviderSettings(
             name=name,

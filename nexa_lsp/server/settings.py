@@ -30,6 +30,7 @@ _SETTINGS: dict[tuple[str, ...], tuple[str, type]] = {
     ("diagnostics", "migrationSeverity"): ("migration_severity", str),
 }
 _OVERRIDES = ("diagnostics", "severityOverrides")
+_TOOL_MODULES = ("runs", "toolModules")
 _MISSING = object()
 #: the words of ``diagnostics.migrationSeverity`` (as analysis.severity.SEVERITY_NAMES spells them)
 _SEVERITY_WORDS = ("hint", "information", "warning", "error")
@@ -47,6 +48,7 @@ class ServerSettings:
     debounce_ms: int = 150
     migration_severity: str = "information"  # one of analysis.severity.SEVERITY_NAMES
     severity_overrides: tuple[tuple[str, str], ...] = ()  # (code, severity word), sorted
+    runs_tool_modules: tuple[str, ...] = ()  # Python files of tool functions, relative to the folder
 
     def updated(self, section: object) -> tuple[ServerSettings, list[str]]:
         """These settings with the values of ``section`` (the ``nexa`` section's content)
@@ -88,7 +90,25 @@ class ServerSettings:
                 values["severity_overrides"] = tuple(
                     sorted((code, level.name.lower()) for code, level in chosen.items())
                 )
+        modules = _lookup(section, _TOOL_MODULES)
+        if modules is not _MISSING:
+            found = _tool_modules(modules)
+            if found is None:
+                dotted = ".".join((SECTION, *_TOOL_MODULES))
+                problems.append(f"setting {dotted} should be a list of paths, got {modules!r}; ignored")
+            else:
+                values["runs_tool_modules"] = found
         return replace(self, **values), problems
+
+
+def _tool_modules(value: object) -> tuple[str, ...] | None:
+    """``nexa.runs.toolModules``: a list of paths (a string of comma-separated paths is
+    accepted too); None when it is neither."""
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        return None
+    return tuple(v.strip() for v in value if v.strip())
 
 
 def _lookup(section: Mapping[Any, Any], path: tuple[str, ...]) -> object:

@@ -9,9 +9,11 @@ from nexa_lsp.ide import runs as ide
 from nexa_lsp.runtime.run_state import RunState
 from nexa_lsp.server.documents import normal_path, path_of_uri, uri_of_path
 from nexa_lsp.server.runs.arguments import Refused
+from nexa_lsp.server.runs.stores import RunStores
 
 if TYPE_CHECKING:
     from nexa_lsp.runtime.agent import NexaAgent
+    from nexa_lsp.runtime.tool_modules import ToolModules
     from nexa_lsp.server.app import NexaLanguageServer
     from nexa_lsp.syntax.source import SourceFile
 
@@ -28,6 +30,19 @@ def document_source(server: NexaLanguageServer, uri: str) -> tuple[Path | None, 
     return path, source
 
 
+def editor_tool_modules(server: NexaLanguageServer, path: Path | None) -> ToolModules:
+    """The setting ``nexa.runs.toolModules`` of the workspace folder holding ``path``, its
+    relative paths resolved against that folder."""
+    # imported when agents are built: the runtime's modules are not needed for initialize (issue 12)
+    from nexa_lsp.runtime.tool_modules import EDITOR_SETTING, ToolModules
+
+    stores = RunStores(server)  # only its folder and settings lookups: no store is opened
+    folder = stores.folder_of(path)
+    names = stores.settings(path).runs_tool_modules
+    files = tuple(p if p.is_absolute() else folder / p for p in (Path(n).expanduser() for n in names))
+    return ToolModules(f"{EDITOR_SETTING} (workspace folder {folder})", files)
+
+
 def agent_of(
     server: NexaLanguageServer, uri: str, name: str, path: Path | None = None
 ) -> tuple[Path | None, NexaAgent]:
@@ -41,7 +56,7 @@ def agent_of(
     if decl is None:
         available = ", ".join(d.name for d in declared) or "none"
         raise Refused(f"NXR042: {path or uri} declares no agent {name!r} (agents: {available})")
-    agent, problem = ide.build_agent(source, decl, path)
+    agent, problem = ide.build_agent(source, decl, path, editor_tool_modules(server, path))
     if agent is None:
         raise Refused(problem or f"NXR042: agent {name} cannot be built")
     return path, agent

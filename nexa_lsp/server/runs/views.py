@@ -19,6 +19,7 @@ from nexa_lsp.runtime.errors import NexaRuntimeError
 from nexa_lsp.runtime.owner import current_owner
 from nexa_lsp.runtime.run_state import RunState, RunStatus
 from nexa_lsp.server.runs import protocol
+from nexa_lsp.server.runs.agents import editor_tool_modules
 from nexa_lsp.server.runs.stores import RunStores, store_stamp
 from nexa_lsp.server.runs.transcripts import display_path, transcript_path
 
@@ -132,6 +133,7 @@ class RunViews:
             provider=settings.runs_provider or None,
             elsewhere=elsewhere,
             only_with_runs=only_with_runs,
+            tool_modules=editor_tool_modules(self.server, path),
         )
         if not elsewhere:  # another process's run can end at any moment: not worth caching then
             self._views[cache_key] = (key, source, views)
