@@ -149,10 +149,10 @@ export function againstBudget(used: number, budget: number | null, left: number 
   return `${used} / ${budget}${left !== null ? ` (${left} left)` : ""}`;
 }
 
-/** Time to the deadline in words: `1 min 58 s left`, `deadline passed`, or `no deadline`. */
+/** Time to the deadline in words: `1 min 58 s left`, `deadline passed`, `run ended` (settled) or `no deadline`. */
 export function timeLeft(budget: PanelBudget): string {
   if (budget.deadline === null) return "no deadline";
-  if (budget.seconds_left === null) return `deadline ${budget.deadline}`;
+  if (budget.seconds_left === null) return "run ended";
   const s = Math.round(budget.seconds_left);
   if (s <= 0) return "deadline passed";
   const min = Math.floor(s / 60);
@@ -229,8 +229,8 @@ export function renderRunDetails(d: RunDetails): string {
   );
   if (d.chain.length > 0) {
     const rows = d.chain.map(
-      (r, i) =>
-        `<li class="${r.current ? "current" : ""}">${i + 1}. ${r.current ? `<b>${escapeHtml(r.run_id)}</b>` : button(r.run_id, "open", r.run_id, undefined, "Show this run in the panel")}` +
+      (r) =>
+        `<li class="${r.current ? "current" : ""}">${r.current ? `<b>${escapeHtml(r.run_id)}</b>` : button(r.run_id, "open", r.run_id, undefined, "Show this run in the panel")}` +
         ` <span class="badge">${escapeHtml(statusLabel(r.status))}</span> <span class="chain-input">${escapeHtml(r.input)}</span></li>`,
     );
     out.push(`<section><h2>Session ${escapeHtml(d.session_id)}</h2><ol class="chain">${rows.join("")}</ol></section>`);

@@ -122,7 +122,7 @@ describe("Run panel model", () => {
     assert.equal(againstBudget(7, null, null), "7");
     assert.equal(timeLeft({ token_budget: null, tokens_left: null, tool_call_budget: null, tool_calls_left: null, deadline: null, seconds_left: null }), "no deadline");
     assert.equal(timeLeft({ token_budget: null, tokens_left: null, tool_call_budget: null, tool_calls_left: null, deadline: "2026-12-02T09:02:00Z", seconds_left: 0 }), "deadline passed");
-    assert.equal(timeLeft({ token_budget: null, tokens_left: null, tool_call_budget: null, tool_calls_left: null, deadline: "2026-12-02T09:02:00Z", seconds_left: null }), "deadline 2026-12-02T09:02:00Z");
+    assert.equal(timeLeft({ token_budget: null, tokens_left: null, tool_call_budget: null, tool_calls_left: null, deadline: "2026-12-02T09:02:00Z", seconds_left: null }), "run ended");
     assert.equal(timeLeft({ token_budget: null, tokens_left: null, tool_call_budget: null, tool_calls_left: null, deadline: "d", seconds_left: 42.4 }), "42 s left");
   });
 
