@@ -39,8 +39,9 @@ flow main {
 `;
 
 /** An OpenAI-compatible Chat Completions endpoint that streams a word every 300 ms (for 2 min). */
-function slowProvider(): Promise<{ server: Server; port: number; requests: () => number }> {
+function slowProvider(): Promise<{ server: Server; port: number; requests: () => number; aborted: () => number }> {
   let requests = 0;
+  let aborted = 0;
   const server = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
@@ -58,11 +59,14 @@ function slowProvider(): Promise<{ server: Server; port: number; requests: () =>
         res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: `word${n} ` } }] })}\n\n`);
       }, 300);
       // The client went away (the run was cancelled): stop streaming.
-      res.on("close", () => clearInterval(timer));
+      res.on("close", () => {
+        if (!res.writableEnded) aborted += 1;
+        clearInterval(timer);
+      });
     });
   });
   return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as AddressInfo).port, requests: () => requests }));
+    server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as AddressInfo).port, requests: () => requests, aborted: () => aborted }));
   });
 }
 
@@ -187,10 +191,26 @@ describe("Nexa in a real VS Code: runs from the lenses, approval, Continue, tran
     await shots.take(page, "slow-run-progress");
     assert.match(progress, /running/);
     assert.equal(provider.requests(), 1);
+    // The Run panel streams the text as it arrives.
+    const slowRun = /(run_[0-9a-f]{8}) running/.exec((await bench.lenses()).join("\n"))?.[1];
+    assert.ok(slowRun !== undefined, `lenses: ${JSON.stringify(await bench.lenses())}`);
+    await bench.commandThenPick("Nexa: Show Run Panel", slowRun);
+    const panel = bench.webview();
+    const words = async (): Promise<number> => Math.max(0, ...[...((await panel.locator("#streaming").innerText()).matchAll(/word(\d+)/g))].map((m) => Number(m[1])));
+    const before = await poll("streamed words in the Run panel", async () => ((await words()) > 0 ? words() : undefined), 20_000);
+    await poll("more words in the Run panel", async () => (await words()) >= before + 2, 20_000);
+    assert.equal(await panel.locator("#run-status").innerText(), "running");
+    await shots.take(page, "slow-run-panel-streaming");
     await bench.clickNotificationButton(/Nexa: Slow/, "Cancel");
+    await poll("the panel says cancelled", async () => (await panel.locator("#run-status").innerText()) === "cancelled", 30_000);
+    await shots.take(page, "slow-run-panel-cancelled");
+    // The model's answer was cut off: the provider saw its stream closed before the end.
+    await poll("the provider's stream closed", async () => provider.aborted() === 1, 15_000);
+    await bench.command("View: Close All Editors");
+    await bench.openFile("slow.nx");
     const lens = await poll("the cancelled run in the lenses", async () => (await bench.lenses()).find((l) => /run_[0-9a-f]{8} cancelled/.test(l)), 30_000);
     await shots.take(page, "slow-run-cancelled");
-    assert.match(lens, /cancelled/);
+    assert.match(lens, new RegExp(`${slowRun} cancelled`));
     // The progress notification is gone with the run.
     await poll("no progress notification", async () => !(await bench.notificationTexts()).some((t) => /Nexa: Slow[\s\S]*word\d+/.test(t)), 15_000);
   });
