@@ -192,14 +192,14 @@ def agent_from_declaration(
     index = _index_of(source)
     blocks, functions, agents = index.blocks, index.functions, index.agents
 
-    places = [
-        tool_modules if isinstance(tool_modules, ToolModules) else ToolModules(CLI_OPTION, tuple(tool_modules)),
-        settings_tool_modules(folder, index.config_name),
-    ]
+    named = tool_modules if isinstance(tool_modules, ToolModules) else ToolModules(CLI_OPTION, tuple(tool_modules))
+    places: list[ToolModules] = []
 
     def find(name: str, dotted: str | None) -> Callable[..., Any]:
         item = implementations.get(name)
         explicit = item.function if isinstance(item, Tool) else item
+        if explicit is None and not dotted and not places:  # the .nxs files are read only when needed
+            places.extend((named, settings_tool_modules(folder, index.config_name)))
         return implementation_for(
             name, explicit=explicit, python=dotted, folder=folder, places=places, source=source_name
         )

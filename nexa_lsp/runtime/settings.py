@@ -197,7 +197,7 @@ def _listing(directory: Path) -> tuple[Path, ...]:
         cached = _LISTINGS.get(directory)
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    found = tuple(sorted(p for p in directory.glob("*.nxs") if p.is_file())) if directory.is_dir() else ()
+    found = tuple(sorted(p for p in directory.glob("*.nxs") if not p.is_dir())) if directory.is_dir() else ()
     _remember(_LISTINGS, directory, (stamp, found))
     return found
 
@@ -241,6 +241,22 @@ class ProviderSettings:
     base_url: str | None = field(default=None, repr=False)  # may hold a password or a token
     options: Mapping[str, Any] = field(default_factory=dict, repr=False)  # a block's options hold its API_KEY
 
+
+#: The options of a provider that ``Settings.provider`` reads from flat keys (``<NAME>_KEY``,
+#: then ``KEY``; a provider's block passes all its keys) and ``provider_from_settings`` uses.
+#: docs/runs.md ("Providers and settings") names each (tests/runtime/test_runtime_tool_sources.py).
+PROVIDER_OPTIONS: tuple[str, ...] = (
+    "API",
+    "MODEL",
+    "TIMEOUT",
+    "MAX_RETRIES",
+    "BACKOFF",
+    "MAX_RESPONSE_BYTES",
+    "ANSWER_TIMEOUT",
+    "STORE",
+    "THINKING_BUDGET",
+    "SCRIPT",
+)
 
 DEFAULT_API_FOR = {"anthropic": "anthropic", "scripted": "scripted", "openai-responses": "responses"}
 
@@ -358,18 +374,7 @@ class Settings:
                 api_key, base_url = self.get("API_KEY"), self.get("BASE_URL")
             options = {}
             script_file = None
-            for key in (
-                "API",
-                "MODEL",
-                "TIMEOUT",
-                "MAX_RETRIES",
-                "BACKOFF",
-                "MAX_RESPONSE_BYTES",
-                "ANSWER_TIMEOUT",
-                "STORE",
-                "THINKING_BUDGET",
-                "SCRIPT",
-            ):
+            for key in PROVIDER_OPTIONS:
                 value, origin = self.lookup(prefix + key)
                 if value is None:
                     value, origin = self.lookup(key)

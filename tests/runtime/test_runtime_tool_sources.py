@@ -204,3 +204,11 @@ def test_a_script_is_relative_to_the_nxs_file_that_names_it(tmp_path: Path, monk
     block.write_text('config scripted { SCRIPT = "scripts/s.json" }\n', encoding="utf-8")
     settings = Settings.load(elsewhere, extra_directories=[project], environ={})
     assert settings.provider("scripted").options["SCRIPT"] == str(project / "scripts" / "s.json")
+
+
+def test_every_provider_option_is_documented() -> None:
+    text = (PROJECT_ROOT / "docs" / "runs.md").read_text(encoding="utf-8")
+    section = text[text.index("## Providers and settings") :]
+    section = section[: section.index("\n## ", 1)]
+    missing = [key for key in settings_module.PROVIDER_OPTIONS if f"`{key}`" not in section]
+    assert missing == []

@@ -5,7 +5,10 @@ is approved, completes, and continues, in the VS Code and the Neovim profile."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,10 +16,16 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from nexa_lsp.runtime.run_state import RunState
+from nexa_lsp.server.settings import ServerSettings
+from tests.runtime.loopback import LoopbackServer, json_answer
+from tests.server.conftest import TIMEOUT, position_of, wait_until
 from tests.server.test_runs_lenses import NEOVIM_WITH_LENSES, click
+from tests.server.test_runs_safety import LOOP_AGENT
 from tests.server.test_runs_support import (
+    NEOVIM,
     VSCODE,
     Workspace,
+    clean_environment,
     command,
     eventually,
     lenses,
@@ -146,8 +155,77 @@ async def test_without_the_setting_nxr041_names_the_places_looked_at(tmp_path: P
         await open_workspace_document(client, ws)
         run_id = (await command(client, "nexa.execute", uri=ws.uri, agent="Analyst", task="查"))["run_id"]
         await wait_status(client, run_id, "failed")
+        asked = await wait_until(lambda: [r for r in client.message_requests if run_id[:12] in r.message])  # type: ignore[attr-defined]
+        assert "NXR041" in asked[0].message and "nexa.runs.toolModules" in asked[0].message  # the notification says it
     state = RunState.from_json(next(row[3] for row in ws.rows() if row[0] == run_id))
     assert state.error is not None and "NXR041" in state.error.message
     assert f"setting nexa.runs.toolModules (workspace folder {ws.folder}): none named" in state.error.message
     assert "TOOL_MODULES in .nxs files of" in state.error.message
     assert ws.tool_call_names() == []
+
+
+@pytest.mark.parametrize("profile", [VSCODE, NEOVIM])
+async def test_a_provider_answering_500_fails_the_run_with_its_code_shown(profile: str, tmp_path: Path) -> None:
+    with LoopbackServer() as provider:
+        provider.answers.append(json_answer({"error": {"message": "服务器内部错误"}}, status=500))
+        ws = make_workspace(
+            tmp_path, [], text=LOOP_AGENT, nxs=f"LOOP_BASE_URL = {provider.url}/v1\nLOOP_MAX_RETRIES = 0\n"
+        )
+        async with session(profile, ws.folder, env=clean_environment(LOOP_API_KEY="sk-500-test")) as client:
+            await open_workspace_document(client, ws)
+            run_id = (await command(client, "nexa.execute", uri=ws.uri, agent="Greeter", task="Hi"))["run_id"]
+            await wait_status(client, run_id, "failed")
+            state = RunState.from_json(next(row[3] for row in ws.rows() if row[0] == run_id))
+            assert state.error is not None and state.error.code == "NXR034"  # ProviderUnavailableError
+            expected = f"Greeter run {run_id[:12]} failed: {state.error.code} "
+            if profile == VSCODE:  # a notification (with Show transcript)
+                asked = await wait_until(lambda: [r for r in client.message_requests if run_id[:12] in r.message])  # type: ignore[attr-defined]
+                assert asked[0].type == lsp.MessageType.Error and expected in asked[0].message
+            else:  # window/showMessage, saying where the transcript is
+                errors = await wait_until(
+                    lambda: [m for m in client.messages if m.type == lsp.MessageType.Error and run_id[:12] in m.message]
+                )
+                assert expected in errors[0].message and "transcript: " in errors[0].message
+        assert len(provider.requests) == 1  # one request, no retries
+
+
+async def test_lenses_read_the_nxs_settings_off_the_event_loop(tmp_path: Path) -> None:
+    """A ``.nxs`` file that cannot be read yet (a named pipe nobody writes: a stalled network
+    drive) holds up the lenses, not hover."""
+    ws = make_workspace(tmp_path, LOOKUP_ONCE, text=UNPINNED)
+    stalled = ws.folder / "stalled.nxs"
+    os.mkfifo(stalled)
+
+    def unblock() -> None:
+        with open(stalled, "w", encoding="utf-8") as pipe:  # waits for the server to open it
+            pipe.write('MODEL = "模型"\n')
+
+    writer = threading.Thread(target=unblock, daemon=True)
+    async with session(VSCODE, ws.folder) as client:
+        try:
+            await open_workspace_document(client, ws)
+            lens_request = asyncio.ensure_future(lenses(client, ws))
+            await asyncio.sleep(0.5)
+            question = lsp.HoverParams(
+                text_document=lsp.TextDocumentIdentifier(uri=ws.uri), position=position_of(ws.text, "agent Analyst", 7)
+            )
+            hover = await asyncio.wait_for(client.text_document_hover_async(question), 5.0)
+            assert hover is not None and "Analyst" in str(hover.contents)
+            assert not lens_request.done()  # still waiting for the settings file
+        finally:
+            writer.start()
+        found = await asyncio.wait_for(lens_request, TIMEOUT)
+        assert any(x.command is not None and x.command.command == "nexa.execute" for x in found)
+    writer.join(TIMEOUT)
+
+
+def test_the_tool_modules_setting_takes_a_list_of_paths() -> None:
+    base = ServerSettings()
+    assert base.runs_tool_modules == ()
+    listed, problems = base.updated({"runs": {"toolModules": ["工具/a.py", " b.py ", ""]}})
+    assert listed.runs_tool_modules == ("工具/a.py", "b.py") and problems == []
+    joined, problems = base.updated({"runs": {"toolModules": "a.py, b.py"}})
+    assert joined.runs_tool_modules == ("a.py", "b.py") and problems == []
+    kept, problems = listed.updated({"runs": {"toolModules": {"a": 1}}})
+    assert kept.runs_tool_modules == ("工具/a.py", "b.py")
+    assert problems == ["setting nexa.runs.toolModules should be a list of paths, got {'a': 1}; ignored"]

@@ -50,8 +50,8 @@ def register(server: NexaLanguageServer) -> RunFeatures:
     commands = features.commands
 
     @server.feature(protocol.CODE_LENS, protocol.CODE_LENS_OPTIONS)
-    def code_lens(params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
-        return features.views.code_lens(params)
+    async def code_lens(params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+        return await features.views.code_lens(params)
 
     @server.feature(RUN_DETAILS)
     async def run_details(params: Any) -> dict[str, Any]:  # a namedtuple (pygls, custom method)

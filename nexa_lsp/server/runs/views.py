@@ -7,7 +7,8 @@ with their runs are cached until the text, the store, the settings or a run chan
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +46,14 @@ class _ViewKey:
     folders: tuple[Path, ...]
 
 
+@dataclass(frozen=True)
+class _Live:
+    """The runs this server drives now: their ids and latest states."""
+
+    ids: frozenset[str]
+    states: tuple[RunState, ...]
+
+
 class RunViews:
     """The agents of open documents with their runs, as lenses, actions and diagnostics."""
 
@@ -63,7 +72,12 @@ class RunViews:
 
     # --- reading runs ---------------------------------------------------------------------------
 
-    def stored_runs(self, store: SQLiteCheckpointStore, source_path: Path) -> list[RunState]:
+    def live_snapshot(self) -> _Live:
+        """The runs this server drives now, read on the event loop (which changes them)."""
+        live = list(self.driver.live.items())
+        return _Live(frozenset(i for i, x in live if not x.done), tuple(x.state for _, x in live if x.state))
+
+    def stored_runs(self, store: SQLiteCheckpointStore, source_path: Path, live: _Live | None = None) -> list[RunState]:
         """The file's newest runs and all its unsettled ones (read again only when the store changed)."""
         source = str(source_path.resolve())
         stamp = (store_stamp(store.path), self.generation)
@@ -75,9 +89,9 @@ class RunViews:
             for status in (RunStatus.RUNNING, RunStatus.WAITING_APPROVAL):
                 found.update((s.run_id, s) for s in store.list_states(source=source, status=status))
             self._runs_cache[(store.path, source)] = (stamp, dict(found))
-        for live in self.driver.live.values():
-            if live.state is not None and live.state.metadata.source == source:
-                found[live.state.run_id] = live.state
+        for state in (live or self.live_snapshot()).states:
+            if state.metadata.source == source:
+                found[state.run_id] = state
         return list(found.values())
 
     def driven_elsewhere(
@@ -96,10 +110,20 @@ class RunViews:
         return found
 
     def views(
-        self, uri: str, path: Path | None, source: SourceFile, *, only_with_runs: bool = False
+        self,
+        uri: str,
+        path: Path | None,
+        source: SourceFile,
+        *,
+        only_with_runs: bool = False,
+        live_runs: _Live | None = None,
+        warn: Callable[[str], None] | None = None,
     ) -> list[ide.AgentView]:
         """The agents of a document with their runs (cached until the text, store or runs change);
-        ``only_with_runs`` leaves out agents without runs (enough for diagnostics)."""
+        ``only_with_runs`` leaves out agents without runs (enough for diagnostics).
+
+        Called in a worker thread (``code_lens``), it gets ``live_runs`` read on the loop and
+        reports problems to ``warn`` instead of logging them."""
         settings = self.stores.settings(path)
         store_path = self.stores.store_path(path)
         key = _ViewKey(
@@ -115,15 +139,20 @@ class RunViews:
             return cached[2]
         runs: list[RunState] = []
         elsewhere: dict[str, str] = {}
-        live = self.driver.live_ids()
+        live_runs = live_runs or self.live_snapshot()
+        live = set(live_runs.ids)
         if settings.runs_enabled and path is not None:
             try:
                 store = self.stores.store(store_path, create=False)
                 if store is not None:
-                    runs = self.stored_runs(store, path)
+                    runs = self.stored_runs(store, path, live_runs)
                     elsewhere = self.driven_elsewhere(store, runs, live)
             except (NexaRuntimeError, OSError) as exc:  # a damaged store: say so once, show no runs
-                protocol.log(self.server, f"runs: cannot read {store_path}: {exc}", "warning")
+                problem = f"runs: cannot read {store_path}: {exc}"
+                if warn is not None:
+                    warn(problem)
+                else:
+                    protocol.log(self.server, problem, "warning")
                 runs, elsewhere = [], {}
         views = ide.agent_views(
             source,
@@ -150,7 +179,9 @@ class RunViews:
         views = self.views(state.uri, state.path, source, only_with_runs=True)
         return run_diagnostics.run_diagnostics(views, enabled=settings.runs_enabled)
 
-    def code_lens(self, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+    async def code_lens(self, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
+        """The run lenses of a document. The views (store reads, agents built with their
+        ``.nxs`` settings, transcript files) are computed in a worker thread (issue 12)."""
         uri = params.text_document.uri
         state = self.server.documents.get(uri)
         if state is None:
@@ -159,9 +190,18 @@ class RunViews:
         settings = self.stores.settings(state.path)
         if not settings.runs_enabled:
             return []
-        views = self.views(uri, state.path, source)
+        live_runs = self.live_snapshot()
+        problems: list[str] = []
+        paths_shown = not self.server.client_supports("window.show_document.support")
+
+        def compute() -> tuple[list[ide.AgentView], dict[str, str]]:
+            views = self.views(uri, state.path, source, live_runs=live_runs, warn=problems.append)
+            return views, self.transcripts_of(views) if paths_shown else {}
+
+        views, transcripts = await asyncio.to_thread(compute)
+        for problem in problems:
+            protocol.log(self.server, problem, "warning")
         prompts = protocol.client_prompts_for_runs(self.server)
-        transcripts = {} if self.server.client_supports("window.show_document.support") else self.transcripts_of(views)
         found = run_commands.code_lenses(
             views, uri, enabled=settings.runs_enabled, prompts=prompts, transcripts=transcripts
         )

@@ -125,7 +125,7 @@ describe("extension activation against a fake server", { skip: process.platform 
     const argv = log().find((e) => e.event === "argv") as unknown as { args: string[] };
     assert.deepEqual(argv.args, ["-m", "nexa_lsp"]);
     const init = log().find((e) => e.event === "initialize")?.initializationOptions as Record<string, unknown> | undefined;
-    assert.deepEqual(init?.["runs"], { enabled: true, store: ".nexa/runs.sqlite3", provider: "", providerSettings: {} });
+    assert.deepEqual(init?.["runs"], { enabled: true, store: ".nexa/runs.sqlite3", provider: "", providerSettings: {}, toolModules: [] });
     assert.deepEqual(init?.["diagnostics"], { migrationHints: true, debounceMs: 150 });
     assert.ok(log().some((e) => e.event === "didOpen"), "the open Nexa document is sent");
   });
@@ -133,7 +133,7 @@ describe("extension activation against a fake server", { skip: process.platform 
   it("answers workspace/configuration for section nexa with VS Code's own answer", async () => {
     const conf = await waitFor("the configuration answer", () => log().find((e) => e.event === "configuration"));
     const answer = conf.answer?.[0] as Record<string, unknown>;
-    assert.deepEqual(answer["runs"], { enabled: true, store: ".nexa/runs.sqlite3", provider: "", providerSettings: {} });
+    assert.deepEqual(answer["runs"], { enabled: true, store: ".nexa/runs.sqlite3", provider: "", providerSettings: {}, toolModules: [] });
     assert.deepEqual(answer["diagnostics"], { migrationHints: true, debounceMs: 150 });
   });
 

@@ -43,6 +43,7 @@ describe("layering", () => {
         "nexa.runs.enabled": true,
         "nexa.runs.store": ".nexa/runs.sqlite3",
         "nexa.runs.providerSettings": {},
+        "nexa.runs.toolModules": [],
         "nexa.runs.provider": "",
         "nexa.diagnostics.migrationHints": true,
         "nexa.diagnostics.debounceMs": 150,

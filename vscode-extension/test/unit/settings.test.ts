@@ -65,7 +65,7 @@ describe("one shape, one way", () => {
   const defaults = nestSettings(Object.fromEntries(Object.entries(pkg.contributes.configuration.properties).map(([k, v]) => [k, v.default])));
 
   it("nests the package.json defaults as VS Code answers section nexa", () => {
-    assert.deepEqual(defaults["runs"], { enabled: true, store: ".nexa/runs.sqlite3", provider: "", providerSettings: {} });
+    assert.deepEqual(defaults["runs"], { enabled: true, store: ".nexa/runs.sqlite3", provider: "", providerSettings: {}, toolModules: [] });
     assert.deepEqual(defaults["diagnostics"], { migrationHints: true, debounceMs: 150 });
   });
 
