@@ -307,15 +307,16 @@ export function panelPage(nonce: string, cspSource: string): string {
 (function () {
   const vscode = acquireVsCodeApi();
   const root = document.getElementById("root");
+  let rendered = false;
   window.addEventListener("message", (event) => {
     const msg = event.data;
     if (!msg || msg.type !== "render" || typeof msg.html !== "string") return;
     const el = document.scrollingElement || document.body;
-    const atBottom = el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
+    // Stay where the reader is; one who scrolled to the end follows the new text.
+    const atBottom = rendered && el.scrollHeight > el.clientHeight && el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
     const top = el.scrollTop;
     root.innerHTML = msg.html;
-    const streaming = document.getElementById("streaming");
-    if (streaming) streaming.scrollTop = streaming.scrollHeight;
+    rendered = true;
     el.scrollTop = atBottom ? el.scrollHeight : top;
   });
   document.addEventListener("click", (event) => {

@@ -7,8 +7,9 @@
  *
  * Steps, as a user does them: Execute the Analyst from its lens, approve its
  * tool call from the notification, see it complete, Continue, see it complete,
- * open the transcript from the status lens and the Run panel; then execute the
- * slow agent and cancel it from the progress notification's Cancel button.
+ * open the transcript from the status lens and the Run panel; execute again and
+ * approve from the Run panel; then execute the slow agent, watch its text stream
+ * in the Run panel and cancel it from the progress notification's Cancel button.
  *
  *   NEXA_CODE_SERVER=... NEXA_E2E_VSIX=... npm run test:e2e
  */
@@ -77,6 +78,20 @@ function completedRun(lenses: string[], except = ""): string | undefined {
     if (id !== undefined && id !== except) return id;
   }
   return undefined;
+}
+
+/** Closes every editor (Ctrl+K Ctrl+W), then opens `name` with Quick Open. */
+async function reopen(bench: Workbench, name: string, shots: Screenshots): Promise<void> {
+  await bench.focusEditor().catch(() => undefined);
+  await bench.page.keyboard.press("Control+K");
+  await bench.page.keyboard.press("Control+W");
+  try {
+    await poll("no editor open", async () => (await bench.page.locator(".tab").count()) === 0, 10_000);
+    await bench.openFile(name);
+  } catch (err) {
+    await shots.take(bench.page, `opening-${name}-failed`);
+    throw new Error(`${String(err)}; tabs: ${JSON.stringify(await bench.page.locator(".tab").allInnerTexts())}`);
+  }
 }
 
 describe("Nexa in a real VS Code: runs from the lenses, approval, Continue, transcript, Run panel, cancel", () => {
@@ -181,9 +196,27 @@ describe("Nexa in a real VS Code: runs from the lenses, approval, Continue, tran
     await shots.take(page, "run-panel-first-run");
   });
 
+  it("approves a waiting tool call from the Run panel's Approve button; the panel follows the run to completed", async () => {
+    await reopen(bench, "analyst.nx", shots);
+    await bench.clickLens(/Execute/);
+    await bench.answerIfAsked("Analyze the evidence");
+    const waiting = await poll("a run waiting for approval in the lenses", async () => /(run_[0-9a-f]{8}) waiting/.exec((await bench.lenses()).join("\n"))?.[1], 60_000);
+    await bench.commandThenPick("Nexa: Show Run Panel", waiting);
+    const panel = bench.webview();
+    await poll("the waiting run in the panel", async () => (await panel.locator("#run-status").innerText()) === "waiting for approval", 30_000);
+    const approve = panel.locator('.tool-call button[data-action="approve"][data-call-id="call_publish"]');
+    assert.equal(await approve.count(), 1);
+    assert.equal(await panel.locator('.tool-call button[data-action="deny"][data-call-id="call_publish"]').count(), 1);
+    await shots.take(page, "run-panel-waiting");
+    await approve.click();
+    await poll("the panel says completed", async () => (await panel.locator("#run-status").innerText()) === "completed", 60_000);
+    assert.match(await panel.locator(".tool-call").last().innerText(), /publish_report[\s\S]*approved/);
+    assert.equal(await panel.locator("button[data-action=\"approve\"]").count(), 0);
+    await shots.take(page, "run-panel-approved-completed");
+  });
+
   it("cancels a slow run from the progress notification's Cancel button", async () => {
-    await bench.command("View: Close All Editors");
-    await bench.openFile("slow.nx");
+    await reopen(bench, "slow.nx", shots);
     await bench.clickLens(/Execute/);
     await bench.answerIfAsked("Tell a long story");
     // The progress notification streams the text as it arrives.
@@ -206,8 +239,7 @@ describe("Nexa in a real VS Code: runs from the lenses, approval, Continue, tran
     await shots.take(page, "slow-run-panel-cancelled");
     // The model's answer was cut off: the provider saw its stream closed before the end.
     await poll("the provider's stream closed", async () => provider.aborted() === 1, 15_000);
-    await bench.command("View: Close All Editors");
-    await bench.openFile("slow.nx");
+    await reopen(bench, "slow.nx", shots);
     const lens = await poll("the cancelled run in the lenses", async () => (await bench.lenses()).find((l) => /run_[0-9a-f]{8} cancelled/.test(l)), 30_000);
     await shots.take(page, "slow-run-cancelled");
     assert.match(lens, new RegExp(`${slowRun} cancelled`));
