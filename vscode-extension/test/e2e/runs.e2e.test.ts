@@ -87,7 +87,7 @@ async function reopen(bench: Workbench, name: string, shots: Screenshots): Promi
   await bench.page.keyboard.press("Control+W");
   try {
     await poll("no editor open", async () => (await bench.page.locator(".tab").count()) === 0, 10_000);
-    await bench.openFile(name);
+    await bench.openFileFocused(name);
   } catch (err) {
     await shots.take(bench.page, `opening-${name}-failed`);
     throw new Error(`${String(err)}; tabs: ${JSON.stringify(await bench.page.locator(".tab").allInnerTexts())}`);

@@ -198,15 +198,35 @@ export class Workbench {
     return true;
   }
 
+  /**
+   * Quick Open (Ctrl+P) that accepts only once the focused row is `name`: with other files
+   * recently opened, the unfiltered list may show `name` while another row is focused.
+   */
+  async openFileFocused(name: string): Promise<void> {
+    await this.page.keyboard.press("Control+P");
+    const input = this.page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible" });
+    await input.fill(name);
+    await poll(`"${name}" focused in Quick Open`, async () => {
+      const focused = await this.page.locator(".quick-input-list .monaco-list-row.focused").allInnerTexts();
+      return focused.length === 1 && (focused[0] ?? "").includes(name);
+    });
+    await this.page.keyboard.press("Enter");
+    await this.page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+    await poll(`the editor tab of ${name}`, async () => (await this.page.locator(".editor-group-container.active .tab.active").innerText()).includes(name));
+    await this.focusEditor();
+  }
+
   /** Runs a palette command that opens a quick pick, and picks the row containing `item`. */
   async commandThenPick(title: string, item: string): Promise<void> {
     await this.page.keyboard.press("F1");
     const input = this.page.locator(".quick-input-widget input");
     await input.waitFor({ state: "visible" });
     await input.fill(`>${title}`);
-    await poll(`"${title}" in the command palette`, async () =>
-      (await this.page.locator(".quick-input-list .monaco-list-row").allInnerTexts()).some((t) => t.includes(title)),
-    );
+    await poll(`"${title}" focused in the command palette`, async () => {
+      const focused = await this.page.locator(".quick-input-list .monaco-list-row.focused").allInnerTexts();
+      return focused.length === 1 && (focused[0] ?? "").includes(title);
+    });
     await this.page.keyboard.press("Enter");
     await poll("the command's quick pick", async () => (await input.inputValue()) === "" && (await input.isVisible()), 30_000);
     await this.pickQuickItem(item);
@@ -217,9 +237,11 @@ export class Workbench {
     const input = this.page.locator(".quick-input-widget input");
     await input.waitFor({ state: "visible", timeout: 30_000 });
     await input.fill(text);
-    await poll(`"${text}" in the quick pick`, async () =>
-      (await this.page.locator(".quick-input-list .monaco-list-row").allInnerTexts()).some((t) => t.includes(text)),
-    );
+    // Enter accepts the focused row: wait until it is the one (the list filters as it updates).
+    await poll(`"${text}" focused in the quick pick`, async () => {
+      const focused = await this.page.locator(".quick-input-list .monaco-list-row.focused").allInnerTexts();
+      return focused.length === 1 && (focused[0] ?? "").includes(text);
+    });
     await this.page.keyboard.press("Enter");
     await this.page.locator(".quick-input-widget").waitFor({ state: "hidden" });
   }
