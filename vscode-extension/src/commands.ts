@@ -257,14 +257,16 @@ export class Commands {
     this.reportRun("started", result, agent);
   }
 
-  async continueRun(arg: unknown): Promise<void> {
-    if (!this.runsAllowed()) return;
+  /** Continues a run; answers with the new run's id (the Run panel follows it). */
+  async continueRun(arg: unknown): Promise<string | undefined> {
+    if (!this.runsAllowed()) return undefined;
     const target = await this.resolveRun(arg, "continue", "Continue which run?");
-    if (target === undefined) return;
+    if (target === undefined) return undefined;
     const input = await this.askInput(target.runId);
-    if (input === undefined) return;
+    if (input === undefined) return undefined;
     const result = await this.send(continueRequest(target.runId, input));
     this.reportRun("continued as", result, target.run?.agent);
+    return parseRunStarted(result)?.run_id;
   }
 
   async simpleRunAction(arg: unknown, action: "resume" | "cancel"): Promise<void> {

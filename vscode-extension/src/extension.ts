@@ -5,6 +5,8 @@ import { Commands } from "./commands";
 import { CLIENT_COMMANDS, CONTEXT_KEYS, OUTPUT_CHANNEL_NAME } from "./logic/constants";
 import { RESTART_KEYS } from "./logic/settings";
 import { onDidChangePythonInterpreter } from "./pythonExtension";
+import { RunPanel } from "./runPanel";
+import { RunProgress } from "./runProgress";
 import { RunsView } from "./runsView";
 import { MigrationView } from "./migrationView";
 import { SafeOutputChannel } from "./output";
@@ -26,6 +28,10 @@ export function activate(context: vscode.ExtensionContext): void {
 
   new Commands(server, runs, status).register(context);
   migration.register(context);
+  const panel = new RunPanel(server, runs);
+  panel.register(context);
+  const progress = new RunProgress();
+  context.subscriptions.push(panel, progress);
 
   const secrets = new ProviderSecrets(context.secrets, context.globalState, (line) => output.appendLine(`[client] ${line}`));
   server.setProviderSecretSource((ref) => secrets.answer(ref));
@@ -50,6 +56,11 @@ export function activate(context: vscode.ExtensionContext): void {
     srv.onDidStart(() => runs.scheduleRefresh(0)),
     srv.onDidStart(() => migration.scheduleRefresh(0)),
     srv.onDidStop(() => runs.scheduleRefresh(0)),
+    // Runs' progress as a notification with Cancel (after the client's own progress feature).
+    srv.onDidStart(() => {
+      if (srv.languageClient !== undefined) progress.attach(srv.languageClient);
+    }),
+    srv.onDidStop(() => progress.clear()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (RESTART_KEYS.some((key) => e.affectsConfiguration(key))) {
         output.appendLine("[client] nexa.server settings changed: restarting the server");

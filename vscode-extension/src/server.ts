@@ -20,6 +20,7 @@ import type { CommandRequest } from "./logic/commandArgs";
 import { DOCUMENT_INFO_REQUEST, parseDocumentInfo, type DocumentInfo } from "./logic/documentInfo";
 import { parseSecretRequest, PROVIDER_SECRET_REQUEST, withProviderSecretsCapability, type SecretRef } from "./logic/secrets";
 import { CLIENT_ID, DOCUMENT_SELECTOR, LANGUAGE_ID, OUTPUT_CHANNEL_NAME, PIP_PACKAGE, PYTHON_MODULE, RUNS_CHANGED_NOTIFICATION } from "./logic/constants";
+import { RUN_UPDATED_NOTIFICATION } from "./logic/runPanelModel";
 import {
   candidateInterpreters,
   classifyModuleCheck,
@@ -94,6 +95,7 @@ export class ServerManager implements vscode.Disposable {
   private readonly runsChanged = new vscode.EventEmitter<RunsChangedParams | undefined>();
   private readonly started = new vscode.EventEmitter<void>();
   private readonly stopped = new vscode.EventEmitter<void>();
+  private readonly runUpdated = new vscode.EventEmitter<unknown>();
   private interceptor: ServerCommandInterceptor | undefined;
   private secretSource: ProviderSecretSource | undefined;
   /** Error codes of nexa/documentInfo already logged (once each). */
@@ -104,6 +106,8 @@ export class ServerManager implements vscode.Disposable {
   readonly onRunsChanged = this.runsChanged.event;
   readonly onDidStart = this.started.event;
   readonly onDidStop = this.stopped.event;
+  /** The server sent a watched run's details (`nexa/runUpdated`, for the Run panel). */
+  readonly onRunUpdated = this.runUpdated.event;
 
   /** @param extensionPath where the extension is installed (its bundled/ folder). */
   constructor(
@@ -111,7 +115,7 @@ export class ServerManager implements vscode.Disposable {
     private readonly extensionPath: string,
   ) {
     this.watcher = vscode.workspace.createFileSystemWatcher("**/*.{nx,nxlib}");
-    this.disposables.push(this.runsChanged, this.started, this.stopped, this.watcher);
+    this.disposables.push(this.runsChanged, this.started, this.stopped, this.runUpdated, this.watcher);
   }
 
   setServerCommandInterceptor(interceptor: ServerCommandInterceptor): void {
@@ -124,6 +128,11 @@ export class ServerManager implements vscode.Disposable {
 
   get isRunning(): boolean {
     return this.client?.state === State.Running;
+  }
+
+  /** The running language client (for features that hook into it after its start). */
+  get languageClient(): LanguageClient | undefined {
+    return this.client;
   }
 
   get currentInterpreter(): Interpreter | undefined {
@@ -215,6 +224,7 @@ export class ServerManager implements vscode.Disposable {
       getState: () => ({ kind: "static" }),
       clear: () => undefined,
     });
+    client.onNotification(RUN_UPDATED_NOTIFICATION, (params: unknown) => this.runUpdated.fire(params));
     // The server asks for a provider key only while a run needs it; the value is never logged.
     client.onRequest(PROVIDER_SECRET_REQUEST, async (params: unknown) => {
       const ref = parseSecretRequest(params);
@@ -372,6 +382,13 @@ export class ServerManager implements vscode.Disposable {
       command: request.command,
       arguments: request.arguments,
     });
+  }
+
+  /** A custom request (e.g. `nexa/runDetails`); throws ServerNotRunningError when there is no server. */
+  async request(method: string, params: unknown): Promise<unknown> {
+    const client = this.client;
+    if (client === undefined || client.state !== State.Running) throw new ServerNotRunningError();
+    return client.sendRequest(method, params);
   }
 
   /** `nexa/documentInfo` for an open document; undefined when the server is not running or cannot answer. */

@@ -52,6 +52,7 @@ export const CLIENT_COMMANDS = {
   removeProviderApiKey: "nexa.client.removeProviderApiKey",
   migrateWorkspace: "nexa.client.migrateWorkspace",
   refreshMigration: "nexa.client.refreshMigration",
+  showRunPanel: "nexa.client.showRunPanel",
 } as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[keyof typeof CLIENT_COMMANDS];
 

@@ -1,6 +1,6 @@
 /** What a user does in the VS Code workbench, through the keyboard as far as possible. */
 
-import type { Page } from "playwright-core";
+import type { FrameLocator, Page } from "playwright-core";
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -159,5 +159,124 @@ export class Workbench {
       await this.page.keyboard.press("Control+Space");
       return poll("the suggest widget after Ctrl+Space", read, 15_000);
     }
+  }
+
+  // ------------------------------------------------------------ runs (runs.e2e.test.ts)
+
+  /** Texts of the code lenses of the active editor. */
+  async lenses(): Promise<string[]> {
+    const texts = await this.page.locator(".editor-group-container.active .codelens-decoration a").allInnerTexts();
+    return texts.map((t) => t.replace(/\u00a0/g, " ").trim()).filter((t) => t !== "");
+  }
+
+  /** Clicks the first code lens whose text matches. */
+  async clickLens(text: RegExp): Promise<void> {
+    const lens = this.page.locator(".editor-group-container.active .codelens-decoration a").filter({ hasText: text }).first();
+    try {
+      await lens.waitFor({ state: "visible", timeout: 60_000 });
+    } catch (err) {
+      throw new Error(`${String(err)}; the lenses are ${JSON.stringify(await this.lenses())}`);
+    }
+    await lens.click();
+  }
+
+  /**
+   * When a command asks for text (an input box opens within 2 s): checks or types `text` and
+   * accepts it. A lens that carries its text opens none.
+   */
+  async answerIfAsked(text: string): Promise<boolean> {
+    const input = this.page.locator(".quick-input-widget input");
+    try {
+      await input.waitFor({ state: "visible", timeout: 2_000 });
+    } catch {
+      return false;
+    }
+    const value = await input.inputValue();
+    if (value !== text) await input.fill(text);
+    await this.page.keyboard.press("Enter");
+    await this.page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+    return true;
+  }
+
+  /**
+   * Quick Open (Ctrl+P) that accepts only once the focused row is `name`: with other files
+   * recently opened, the unfiltered list may show `name` while another row is focused.
+   */
+  async openFileFocused(name: string): Promise<void> {
+    await this.page.keyboard.press("Control+P");
+    const input = this.page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible" });
+    await input.fill(name);
+    await poll(`"${name}" focused in Quick Open`, async () => {
+      const focused = await this.page.locator(".quick-input-list .monaco-list-row.focused").allInnerTexts();
+      return focused.length === 1 && (focused[0] ?? "").includes(name);
+    });
+    await this.page.keyboard.press("Enter");
+    await this.page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+    await poll(`the editor tab of ${name}`, async () => (await this.page.locator(".editor-group-container.active .tab.active").innerText()).includes(name));
+    await this.focusEditor();
+  }
+
+  /** Runs a palette command that opens a quick pick, and picks the row containing `item`. */
+  async commandThenPick(title: string, item: string): Promise<void> {
+    await this.page.keyboard.press("F1");
+    const input = this.page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible" });
+    await input.fill(`>${title}`);
+    await poll(`"${title}" focused in the command palette`, async () => {
+      const focused = await this.page.locator(".quick-input-list .monaco-list-row.focused").allInnerTexts();
+      return focused.length === 1 && (focused[0] ?? "").includes(title);
+    });
+    await this.page.keyboard.press("Enter");
+    await poll("the command's quick pick", async () => (await input.inputValue()) === "" && (await input.isVisible()), 30_000);
+    await this.pickQuickItem(item);
+  }
+
+  /** In an open quick pick: types `text` and accepts the row that contains it. */
+  async pickQuickItem(text: string): Promise<void> {
+    const input = this.page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: 30_000 });
+    await input.fill(text);
+    // Enter accepts the focused row: wait until it is the one (the list filters as it updates).
+    await poll(`"${text}" focused in the quick pick`, async () => {
+      const focused = await this.page.locator(".quick-input-list .monaco-list-row.focused").allInnerTexts();
+      return focused.length === 1 && (focused[0] ?? "").includes(text);
+    });
+    await this.page.keyboard.press("Enter");
+    await this.page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+  }
+
+  /** Texts of the notification toasts shown now. */
+  async notificationTexts(): Promise<string[]> {
+    return this.page.locator(".notifications-toasts .notification-toast").allInnerTexts();
+  }
+
+  /** Waits for a notification toast whose text matches; returns its text. */
+  async notification(text: RegExp, timeoutMs = 30_000): Promise<string> {
+    let seen: string[] = [];
+    try {
+      return await poll(
+        `a notification matching ${String(text)}`,
+        async () => {
+          seen = await this.notificationTexts();
+          return seen.find((t) => text.test(t));
+        },
+        timeoutMs,
+      );
+    } catch (err) {
+      throw new Error(`${String(err)}; the notifications say ${JSON.stringify(seen)}`);
+    }
+  }
+
+  /** Clicks a button of the notification toast whose text matches. */
+  async clickNotificationButton(text: RegExp, label: string): Promise<void> {
+    const toast = this.page.locator(".notifications-toasts .notification-toast").filter({ hasText: text }).first();
+    await toast.hover();
+    await toast.locator(".monaco-button", { hasText: label }).first().click();
+  }
+
+  /** The document of the webview in the active editor group (nested iframes). */
+  webview(): FrameLocator {
+    return this.page.frameLocator(".webview.ready").last().frameLocator("#active-frame");
   }
 }
