@@ -18,7 +18,7 @@ import {
 } from "vscode-languageclient/node";
 import type { CommandRequest } from "./logic/commandArgs";
 import { DOCUMENT_INFO_REQUEST, parseDocumentInfo, type DocumentInfo } from "./logic/documentInfo";
-import { parseSecretRequest, PROVIDER_SECRET_REQUEST, withProviderSecretsCapability, type SecretRef } from "./logic/secrets";
+import { parseSecretRequest, PROVIDER_SECRET_REQUEST, withProviderSecretsCapability, withRunPromptsCapability, type SecretRef } from "./logic/secrets";
 import { CLIENT_ID, DOCUMENT_SELECTOR, LANGUAGE_ID, OUTPUT_CHANNEL_NAME, PIP_PACKAGE, PYTHON_MODULE, RUNS_CHANGED_NOTIFICATION } from "./logic/constants";
 import { RUN_UPDATED_NOTIFICATION } from "./logic/runPanelModel";
 import {
@@ -215,10 +215,11 @@ export class ServerManager implements vscode.Disposable {
     client.onNotification(RUNS_CHANGED_NOTIFICATION, (params: RunsChangedParams | undefined) => {
       this.runsChanged.fire(params);
     });
-    // Declares experimental.nexa.providerSecrets: the server may then ask for a key.
+    // Declares experimental.nexa.providerSecrets (the server may then ask for a key) and
+    // experimental.nexa.runPrompts (the commands ask for a missing task or input).
     client.registerFeature({
       fillClientCapabilities: (capabilities) => {
-        capabilities.experimental = withProviderSecretsCapability(capabilities.experimental);
+        capabilities.experimental = withRunPromptsCapability(withProviderSecretsCapability(capabilities.experimental));
       },
       initialize: () => undefined,
       getState: () => ({ kind: "static" }),

@@ -14,10 +14,23 @@ export const PROVIDER_SECRET_REQUEST = "nexa/providerSecret";
  * asks `nexa/providerSecret` only of a client that declares it. Other entries are kept.
  */
 export function withProviderSecretsCapability(experimental: unknown): Record<string, unknown> {
+  return withNexaFlag(experimental, "providerSecrets");
+}
+
+/**
+ * `experimental` with `nexa.runPrompts: true` added: the extension asks for a run's task or
+ * input itself (an input box pre-filled with the file's literal), so the server sends the
+ * prompting `Execute…` / `Continue…` lenses.
+ */
+export function withRunPromptsCapability(experimental: unknown): Record<string, unknown> {
+  return withNexaFlag(experimental, "runPrompts");
+}
+
+function withNexaFlag(experimental: unknown, flag: "providerSecrets" | "runPrompts"): Record<string, unknown> {
   const base = typeof experimental === "object" && experimental !== null && !Array.isArray(experimental) ? (experimental as Record<string, unknown>) : {};
   const nexa = base["nexa"];
   const nexaBase = typeof nexa === "object" && nexa !== null && !Array.isArray(nexa) ? (nexa as Record<string, unknown>) : {};
-  return { ...base, nexa: { ...nexaBase, providerSecrets: true } };
+  return { ...base, nexa: { ...nexaBase, [flag]: true } };
 }
 
 export interface SecretRef {

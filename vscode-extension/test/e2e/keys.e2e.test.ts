@@ -123,7 +123,7 @@ describe("Nexa in a real VS Code: a key set with the command reaches the provide
 
   it("stores the key through Set Provider API Key (quick pick, then input boxes)", async () => {
     await bench.openFile(FILE);
-    await poll("the Execute lens", async () => (await lensTitles(page)).some((t) => t.includes('Execute "Say hello"')) || undefined, 60_000);
+    await poll("the Execute lens", async () => (await lensTitles(page)).some((t) => t.includes("Execute…")) || undefined, 60_000);
     await commandWithInput(page, "Nexa: Set Provider API Key");
     await answerQuickInput(page, { expectTitle: "which provider?", row: "Other provider..." });
     await answerQuickInput(page, { expectTitle: "Provider name", text: "loop" });
@@ -136,7 +136,9 @@ describe("Nexa in a real VS Code: a key set with the command reaches the provide
 
   it("runs the agent from its lens; the loopback provider sees the key as the bearer token", async () => {
     await bench.focusEditor();
-    await clickLens(page, 'Execute "Say hello"');
+    await clickLens(page, "Execute…");
+    // The extension asks for the task, pre-filled with the one the file's flow passes.
+    assert.ok(await bench.answerIfAsked("Say hello"), "Execute… asks for the task");
     await poll("a request at the loopback provider", async () => provider.requests.length > 0 || undefined, 60_000);
     const done = await toast(page, "completed", 60_000);
     assert.match(done, /Greeter run \S+ completed/);

@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
-import { defaultSecretName, isSecretName, parseSecretRequest, planMove, secretRef, storageKey, withProviderSecretsCapability } from "../../src/logic/secrets";
+import { defaultSecretName, isSecretName, parseSecretRequest, planMove, secretRef, storageKey, withProviderSecretsCapability, withRunPromptsCapability } from "../../src/logic/secrets";
 
 describe("provider secrets", () => {
   it("knows which provider settings are credentials", () => {
@@ -29,6 +29,7 @@ describe("provider secrets", () => {
     assert.deepEqual(withProviderSecretsCapability(undefined), { nexa: { providerSecrets: true } });
     assert.deepEqual(withProviderSecretsCapability({ other: 1, nexa: { runPrompts: true } }), { other: 1, nexa: { runPrompts: true, providerSecrets: true } });
     assert.deepEqual(withProviderSecretsCapability({ nexa: "x" }), { nexa: { providerSecrets: true } });
+    assert.deepEqual(withRunPromptsCapability(withProviderSecretsCapability({ other: 1 })), { other: 1, nexa: { providerSecrets: true, runPrompts: true } });
   });
 
   it("reads the server's request {provider, name}", () => {
