@@ -17,12 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from nexa_lsp.runtime.settings import (
-    _ASSIGNMENT,
-    _BLOCK_START,
-    _closing_brace,
-    _named,
-    _split_entries,
+    ASSIGNMENT_LINE,
+    BLOCK_START_LINE,
+    PROVIDER_OPTIONS,
+    closing_brace,
+    named_block,
+    split_entries,
 )
+from nexa_lsp.runtime.tool_modules import SETTINGS_KEY as TOOL_MODULES_KEY
 from nexa_lsp.syntax.diagnostics import CodeInfo, Diagnostic, Severity
 from nexa_lsp.syntax.tree import Span
 
@@ -81,27 +83,10 @@ SECRETS_DOCS: dict[str, tuple[str, str]] = {
     ),
 }
 
-#: Keys the runtime reads (``runtime/settings.py`` and ``runtime/providers``).
-KNOWN_KEYS = frozenset(
-    {
-        "API_KEY",
-        "BASE_URL",
-        "PROVIDER",
-        "MODEL",
-        "MODEL_NAME",
-        "API",
-        "TIMEOUT",
-        "MAX_RETRIES",
-        "BACKOFF",
-        "MAX_RESPONSE_BYTES",
-        "ANSWER_TIMEOUT",
-        "STORE",
-        "THINKING_BUDGET",
-        "SCRIPT",
-    }
-)
+#: Keys the runtime reads (``runtime/settings.py``, ``runtime/providers``, ``runtime/tool_modules.py``).
+KNOWN_KEYS = frozenset({"API_KEY", "BASE_URL", "PROVIDER", "MODEL_NAME", TOOL_MODULES_KEY, *PROVIDER_OPTIONS})
 #: Keys also read with a provider's prefix (``DEEPSEEK_API_KEY``).
-PREFIXED_KEYS = KNOWN_KEYS - {"PROVIDER", "MODEL_NAME"}
+PREFIXED_KEYS = KNOWN_KEYS - {"PROVIDER", "MODEL_NAME", TOOL_MODULES_KEY}
 
 _KEY = re.compile(r"[A-Za-z_][\w.-]*\Z")
 
@@ -124,14 +109,14 @@ def secrets_diagnostics(text: str) -> list[Diagnostic]:
         index += 1
         if not line.text.strip():
             continue
-        block = _BLOCK_START.match(line.text)
+        block = BLOCK_START_LINE.match(line.text)
         if block is not None:
             index = _block(lines, index, line, block, found)
             continue
-        assignment = _ASSIGNMENT.match(line.text)
+        assignment = ASSIGNMENT_LINE.match(line.text)
         if assignment is None:
             message = (
-                f"{_named(line.text)} is neither `KEY = value` nor `config NAME {{`: a run stops here "
+                f"{named_block(line.text)} is neither `KEY = value` nor `config NAME {{`: a run stops here "
                 "(values are not shown: they may be secrets)"
             )
             found.append(_at(MALFORMED_LINE, message, line.start, line.start + len(line.text.rstrip())))
@@ -160,12 +145,12 @@ def _block(lines: list[_Line], index: int, first: _Line, block: re.Match[str], f
     name = block.group(1)
     pieces = [(first.start + block.start(2), block.group(2))]  # (offset in the file, text)
     joined = block.group(2)
-    cut = _closing_brace(joined)
+    cut = closing_brace(joined)
     while cut < 0 and index < len(lines):
         pieces.append((lines[index].start, lines[index].text))
         joined += "\n" + lines[index].text
         index += 1
-        cut = _closing_brace(joined)
+        cut = closing_brace(joined)
     header = (first.start + block.start(1) - len("config "), first.start + block.end(1))
     if cut < 0:
         found.append(_at(UNCLOSED_BLOCK, f"block `config {name}` is not closed with `}}`", *header))
@@ -181,7 +166,7 @@ def _block(lines: list[_Line], index: int, first: _Line, block: re.Match[str], f
         found.append(_at(MALFORMED_LINE, message, start, where(cut + 1 + len(after.rstrip()))))
     seen: set[str] = set()
     position = 0
-    for entry in _split_entries(joined[:cut]):
+    for entry in split_entries(joined[:cut]):
         position = joined.index(entry, position)
         lead = len(entry) - len(entry.lstrip())
         start, end = where(position + lead), where(position + len(entry.rstrip()))
@@ -189,7 +174,7 @@ def _block(lines: list[_Line], index: int, first: _Line, block: re.Match[str], f
         position += len(entry)
         if not sep or not _KEY.match(key.strip()):
             message = (
-                f"in block `config {name}`, {_named(entry)} is not `KEY = value`: a run stops here "
+                f"in block `config {name}`, {named_block(entry)} is not `KEY = value`: a run stops here "
                 "(values are not shown: they may be secrets)"
             )
             found.append(_at(MALFORMED_ENTRY, message, start, end))

@@ -32,9 +32,9 @@ from nexa_lsp.runtime.errors import SettingsError
 
 MAX_ANCESTORS = 9
 #: Not Nexa syntax: a `config NAME {` line of a .nxs settings file (no grammar for those).
-_BLOCK_START = re.compile(r"^\s*config\s+([A-Za-z_][\w-]*)\s*\{(.*)$")
+BLOCK_START_LINE = re.compile(r"^\s*config\s+([A-Za-z_][\w-]*)\s*\{(.*)$")
 #: Not Nexa syntax: a `KEY = value` line of a .nxs settings file.
-_ASSIGNMENT = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*=\s*(.*?)\s*,?\s*$")
+ASSIGNMENT_LINE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*=\s*(.*?)\s*,?\s*$")
 
 
 def parse_value(text: str) -> Any:
@@ -55,7 +55,7 @@ def parse_value(text: str) -> Any:
         return text
 
 
-def _split_entries(body: str) -> list[str]:
+def split_entries(body: str) -> list[str]:
     """Split a block body on commas and newlines that are outside strings and brackets."""
     entries: list[str] = []
     depth = 0
@@ -109,45 +109,45 @@ def parse_nxs(text: str, path: Path | str = "<memory>") -> SettingsFile:
         index += 1
         if not line.strip():
             continue
-        block = _BLOCK_START.match(line)
+        block = BLOCK_START_LINE.match(line)
         if block:
             name, rest = block.group(1), block.group(2)
             joined = rest
-            cut = _closing_brace(joined)
+            cut = closing_brace(joined)
             while cut < 0 and index < len(lines):
                 joined += "\n" + lines[index][1]
                 index += 1
-                cut = _closing_brace(joined)
+                cut = closing_brace(joined)
             if cut < 0:
                 raise SettingsError(f"{path}:{number}: block `config {name}` is not closed with `}}`")
             entries: dict[str, Any] = {}
-            for entry in _split_entries(joined[:cut]):
+            for entry in split_entries(joined[:cut]):
                 key, sep, value = entry.partition("=")
                 if not sep:
                     raise SettingsError(
-                        f"{path}:{number}: in block `{name}`, {_named(entry)} is not `KEY = value` "
+                        f"{path}:{number}: in block `{name}`, {named_block(entry)} is not `KEY = value` "
                         "(values are not shown: they may be secrets)"
                     )
                 entries[key.strip()] = parse_value(value)
             blocks[name] = entries
             continue
-        assignment = _ASSIGNMENT.match(line)
+        assignment = ASSIGNMENT_LINE.match(line)
         if not assignment:
             raise SettingsError(
-                f"{path}:{number}: {_named(line)} is neither `KEY = value` nor `config NAME {{` "
+                f"{path}:{number}: {named_block(line)} is neither `KEY = value` nor `config NAME {{` "
                 "(values are not shown: they may be secrets)"
             )
         flat[assignment.group(1)] = parse_value(assignment.group(2))
     return SettingsFile(path, flat, blocks)
 
 
-def _named(text: str) -> str:
+def named_block(text: str) -> str:
     """How an error names a bad settings entry: by its key when it starts with one, never by a value."""
     match = re.match(r"\s*([A-Z][A-Z0-9_]{0,39})(?![\w.-])", text)
     return f"the entry `{match.group(1)} ...`" if match else "this line"
 
 
-def _closing_brace(text: str) -> int:
+def closing_brace(text: str) -> int:
     """Index of the ``}`` closing a block whose ``{`` came just before ``text``; -1 if absent."""
     depth = 1
     quote = ""

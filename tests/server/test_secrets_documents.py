@@ -178,3 +178,21 @@ async def test_codes_are_documented_and_collide_with_no_other() -> None:
     script = Path(__file__).resolve().parents[2] / "scripts" / "gen_rule_docs.py"
     run = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+async def test_every_key_the_runtime_reads_is_known(client: LanguageClient, folder: Path) -> None:
+    """The keys of docs/runs.md (provider options, SCRIPT, TOOL_MODULES) and the shipped demo's
+    settings file raise no unknown-key finding."""
+    from nexa_lsp.runtime.settings import PROVIDER_OPTIONS
+
+    keys = ["API_KEY", "BASE_URL", "PROVIDER", "TOOL_MODULES", "DEEPSEEK_API_KEY", *PROVIDER_OPTIONS]
+    text = "// 键 😀\n" + "".join(f'{key} = "值"\n' for key in keys)
+    target = uri(folder / "every.nxs")
+    open_as(client, target, text, "nexa-secrets")
+    assert await diagnostics(client, target, 1) == []
+    close(client, target)
+    demo = Path(__file__).resolve().parents[2] / "examples" / "runs" / "demo.nxs"
+    shipped = uri(folder / "demo.nxs")
+    open_as(client, shipped, demo.read_text(encoding="utf-8"), "nexa-secrets")
+    assert await diagnostics(client, shipped, 1) == []
+    close(client, shipped)
