@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { CLIENT_COMMANDS, LANGUAGE_ID, MIGRATION_VIEW_ID, SERVER_COMMANDS } from "./logic/constants";
 import { MigrationModel, parseMigrateWorkspaceResult, parseMigrationStatus, type MigrateWorkspaceResult, type MigrationNode } from "./logic/migrationStatus";
 import { ServerNotRunningError, type ServerManager } from "./server";
+import { CoalescedRefresh } from "./logic/refresh";
 
 const COLLAPSIBLE = {
   none: vscode.TreeItemCollapsibleState.None,
@@ -50,9 +51,7 @@ export class MigrationView implements vscode.Disposable {
   private readonly provider = new MigrationTreeProvider();
   private readonly view: vscode.TreeView<MigrationNode>;
   private readonly disposables: vscode.Disposable[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private inFlight: Promise<void> | undefined;
-  private again = false;
+  private readonly refresher = new CoalescedRefresh(() => this.load());
 
   constructor(private readonly server: ServerManager) {
     this.view = vscode.window.createTreeView(MIGRATION_VIEW_ID, { treeDataProvider: this.provider, showCollapseAll: true });
@@ -86,26 +85,11 @@ export class MigrationView implements vscode.Disposable {
 
   /** Coalesces bursts of saves and file events into one status request. */
   scheduleRefresh(delayMs = 500): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.refresh();
-    }, delayMs);
+    this.refresher.schedule(delayMs);
   }
 
-  async refresh(): Promise<void> {
-    if (this.inFlight !== undefined) {
-      this.again = true;
-      return this.inFlight;
-    }
-    this.inFlight = this.load().finally(() => {
-      this.inFlight = undefined;
-      if (this.again) {
-        this.again = false;
-        void this.refresh();
-      }
-    });
-    return this.inFlight;
+  refresh(): Promise<void> {
+    return this.refresher.run();
   }
 
   private folders(): string[] {
@@ -147,7 +131,7 @@ export class MigrationView implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.refresher.cancel();
     for (const d of this.disposables) d.dispose();
     this.provider.dispose();
   }

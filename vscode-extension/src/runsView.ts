@@ -5,6 +5,7 @@ import { listRunsRequest } from "./logic/commandArgs";
 import { CLIENT_COMMANDS, RUNS_VIEW_ID } from "./logic/constants";
 import { parseListRunsResult, RunsModel, type RunsNode, type RunSummary } from "./logic/runsModel";
 import { ServerNotRunningError, type ServerManager } from "./server";
+import { CoalescedRefresh } from "./logic/refresh";
 
 class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode> {
   readonly model = new RunsModel();
@@ -48,9 +49,7 @@ class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode> {
 export class RunsView implements vscode.Disposable {
   private readonly provider = new RunsTreeProvider();
   private readonly view: vscode.TreeView<RunsNode>;
-  private timer: NodeJS.Timeout | undefined;
-  private inFlight: Promise<void> | undefined;
-  private again = false;
+  private readonly refresher = new CoalescedRefresh(() => this.load());
   /** Why the last load failed; undefined after a successful load. */
   private lastError: string | undefined;
 
@@ -67,26 +66,11 @@ export class RunsView implements vscode.Disposable {
 
   /** Coalesces bursts of `nexa/runsChanged` notifications into one listRuns. */
   scheduleRefresh(delayMs = 250): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.refresh();
-    }, delayMs);
+    this.refresher.schedule(delayMs);
   }
 
-  async refresh(): Promise<void> {
-    if (this.inFlight !== undefined) {
-      this.again = true;
-      return this.inFlight;
-    }
-    this.inFlight = this.load().finally(() => {
-      this.inFlight = undefined;
-      if (this.again) {
-        this.again = false;
-        void this.refresh();
-      }
-    });
-    return this.inFlight;
+  refresh(): Promise<void> {
+    return this.refresher.run();
   }
 
   /** Fetches the runs (also for quick picks); throws with the reason when they are unavailable. */
@@ -119,7 +103,7 @@ export class RunsView implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.refresher.cancel();
     this.view.dispose();
     this.provider.dispose();
   }
