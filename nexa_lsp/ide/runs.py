@@ -30,11 +30,11 @@ from nexa_lsp.runtime.errors import ApprovalPendingError, NexaRuntimeError
 from nexa_lsp.runtime.run_state import RunState, RunStatus
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.diagnostics import Severity
-from nexa_lsp.syntax.source import SourceFile
 
 if TYPE_CHECKING:
     from nexa_lsp.runtime.agent import NexaAgent
     from nexa_lsp.runtime.tool_modules import ToolModules
+    from nexa_lsp.syntax.source import SourceFile  # annotations only: no parser at start-up
 
 #: Settled runs shown per agent in lenses (newest first); unsettled runs are always shown.
 SETTLED_RUNS_SHOWN = 1

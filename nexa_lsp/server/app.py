@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import json
 import logging
 import sys
 import threading
@@ -54,6 +55,7 @@ from pygls.protocol.language_server import lsp_method
 from nexa_lsp import __version__
 from nexa_lsp.server import to_lsp
 from nexa_lsp.server.changes import DiagnosticChanges
+from nexa_lsp.server.chunked_lsp import EncodedJson
 from nexa_lsp.server.documents import Checked, DocumentState, DocumentStore, normal_path, path_of_uri
 from nexa_lsp.server.from_lsp import ClientFacts, client_facts
 from nexa_lsp.server.memory import IdleCollector
@@ -102,12 +104,15 @@ class NexaProtocol(LanguageServerProtocol):
       what they no longer need) and not warned about;
     * pygls keeps no copy of the open documents (its ``workspace`` has none): the text
       sync handlers (``server/sync.py``) apply each change, with LSP line breaks, to the
-      server's own buffer (``nexa_lsp.text.DocumentText``).
+      server's own buffer (``nexa_lsp.text.DocumentText``);
+    * an answer already encoded as JSON (``chunked_lsp.EncodedJson``: ``documentSymbol``,
+      joined from per-chunk encodings) is written without pygls' conversion.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._methods: dict[int | str, str] = {}  # method of each request not yet answered
+        self._writes: set[asyncio.Future[Any]] = set()  # encoded answers still being written
 
     def _handle_request(self, msg_id: int | str, method_name: str, params: Any) -> None:
         self._methods[msg_id] = method_name
@@ -122,6 +127,29 @@ class NexaProtocol(LanguageServerProtocol):
             self._send_response(msg_id, error=error.to_response_error())
             return
         super()._send_handler_result(future, msg_id=msg_id)
+
+    def _send_response(self, msg_id: Any, result: Any | None = None, error: Any = None) -> None:
+        """An answer already encoded (``chunked_lsp.EncodedJson``) is written as it is."""
+        if error is None and isinstance(result, EncodedJson):
+            self._send_encoded(msg_id, result.text)
+            return
+        super()._send_response(msg_id, result, error)
+
+    def _send_encoded(self, msg_id: int | str, result: str) -> None:
+        self._result_types.pop(msg_id, None)
+        body = f'{{"id": {json.dumps(msg_id)}, "result": {result}, "jsonrpc": "2.0"}}'
+        data = body.encode(self.CHARSET)
+        if self._include_headers:
+            header = f"Content-Length: {len(data)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            data = header.encode(self.CHARSET) + data
+        if self.writer is None:
+            logger.error("Unable to send data, no available transport!")
+            return
+        written = self.writer.write(data)
+        if inspect.isawaitable(written):
+            task = asyncio.ensure_future(written)
+            self._writes.add(task)
+            task.add_done_callback(self._writes.discard)
 
     def _handle_cancel_notification(self, msg_id: int | str) -> None:
         if msg_id not in self._request_futures:

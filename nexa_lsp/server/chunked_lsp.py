@@ -10,6 +10,7 @@ that, so an edit converts the edited chunk and the chunks it moved.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nexa_lsp.server import to_lsp
@@ -79,24 +80,42 @@ def chunked_diagnostics(
     return out
 
 
-class _ChunkSymbols:
-    """A chunk's outline as LSP symbols, valid while the chunk starts at ``at`` (line, UTF-16 column)."""
+class EncodedJson:
+    """A request's answer already encoded as JSON text: ``app.NexaProtocol`` sends it as it
+    is, without pygls' cattrs pass over the protocol objects."""
 
-    __slots__ = ("at", "symbols")
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+#: Encodes LSP symbols as the JSON items of a list (the server's converter, ``features.py``).
+SymbolEncoder = Callable[[Sequence["lsp.DocumentSymbol"]], str]
+
+
+class _ChunkSymbols:
+    """A chunk's outline as LSP symbols (and, once asked, their JSON), valid while the chunk
+    starts at ``at`` (line, UTF-16 column)."""
+
+    __slots__ = ("at", "json", "symbols")
 
     def __init__(self) -> None:
         self.at: tuple[int, int] | None = None
         self.symbols: list[lsp.DocumentSymbol] = []
+        self.json: str | None = None
 
 
 _CHUNK_SYMBOLS: list[Any] = []  # the ChunkCache of _ChunkSymbols, made when first needed (start-up)
 
 
 def chunked_document_symbols(
-    uri: str, source: SourceFile, client: ClientFacts
-) -> list[lsp.DocumentSymbol] | list[lsp.SymbolInformation]:
+    uri: str, source: SourceFile, client: ClientFacts, encode: SymbolEncoder | None = None
+) -> list[lsp.DocumentSymbol] | list[lsp.SymbolInformation] | EncodedJson:
     """:func:`~nexa_lsp.server.to_lsp.document_symbols` of the whole document, a tree built from per-chunk LSP symbols:
-    a chunk's symbols are converted again only when the chunk is new or starts elsewhere."""
+    a chunk's symbols are converted again only when the chunk is new or starts elsewhere.
+    With ``encode`` (and a client that takes the tree) the answer is the JSON text, joined
+    from each chunk's encoding, kept with its symbols."""
     from nexa_lsp.analysis.symbols import ChunkCache  # lazy: start-up
     from nexa_lsp.ide.chunked import real_text, walk_chunks  # lazy: start-up
     from nexa_lsp.ide.outline import chunk_outline  # lazy: start-up
@@ -109,13 +128,24 @@ def chunked_document_symbols(
     cache = _CHUNK_SYMBOLS[0]
     lines = source.lines
     out: list[lsp.DocumentSymbol] = []
+    parts: list[str] = []
     for chunk, line, column in walk_chunks(source):
         if real_text(source, chunk) is not None:  # its text differs from the chunk's: not cached
-            out.extend(to_lsp.document_symbol(lines, s) for s in chunk_outline(chunk))
+            fresh = [to_lsp.document_symbol(lines, s) for s in chunk_outline(chunk)]
+            out.extend(fresh)
+            if encode is not None and fresh:
+                parts.append(encode(fresh))
             continue
         entry = cache.get(chunk)
         if entry.at != (line, column):
             entry.symbols = [to_lsp.document_symbol(lines, s) for s in chunk_outline(chunk)]
-            entry.at = (line, column)
-        out.extend(entry.symbols)
+            entry.at, entry.json = (line, column), None
+        if encode is None:
+            out.extend(entry.symbols)
+        elif entry.symbols:
+            if entry.json is None:
+                entry.json = encode(entry.symbols)
+            parts.append(entry.json)
+    if encode is not None:
+        return EncodedJson("[" + ", ".join(parts) + "]")
     return out

@@ -11,6 +11,8 @@ answered before the ide, analysis and syntax layers load; the warm-up after
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -110,10 +112,19 @@ def _tokens_result_id(state: DocumentState, data: list[int]) -> str:
 
 
 def register(server: NexaLanguageServer) -> None:
+    converter = server.protocol._converter
+
+    def encode(symbols: Sequence[lsp.DocumentSymbol]) -> str:
+        """The symbols as JSON list items, exactly as pygls would write them."""
+        return json.dumps([converter.unstructure(s) for s in symbols])[1:-1]
+
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def document_symbols(params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol] | list[lsp.SymbolInformation]:
+    def document_symbols(
+        params: lsp.DocumentSymbolParams,
+    ) -> list[lsp.DocumentSymbol] | list[lsp.SymbolInformation] | chunked_lsp.EncodedJson:
         state = document(server, params.text_document.uri)
-        return chunked_lsp.chunked_document_symbols(state.uri, server.documents.parsed(state), server.client)
+        parsed = server.documents.parsed(state)
+        return chunked_lsp.chunked_document_symbols(state.uri, parsed, server.client, encode)
 
     @server.feature(lsp.WORKSPACE_SYMBOL)
     async def workspace_symbols(params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:

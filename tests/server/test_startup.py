@@ -54,3 +54,30 @@ def test_initialize_is_answered_with_only_the_server_glue_loaded() -> None:
     assert found["answered"]
     assert found["loaded"] == ["nexa_lsp.ide.legend"]  # the semantic token legend, a table of names
     assert found["published"], out.stderr
+
+
+#: Builds the full server (every feature, the runs feature included) and lists the parser
+#: and transport modules its registration loaded.
+FULL_SCRIPT = """
+import json, sys
+from nexa_lsp.server.main import create_server
+create_server()
+heavy = ("lark", "httpx", "nexa_lsp.syntax.source", "nexa_lsp.syntax.grammar", "nexa_lsp.syntax.builder",
+         "nexa_lsp.analysis.engine", "nexa_lsp.analysis.migration", "nexa_lsp.analysis.semantic")
+print(json.dumps(sorted(m for m in sys.modules if m.startswith(heavy))))
+"""
+
+
+def test_registering_every_feature_loads_no_parser() -> None:
+    out = subprocess.run([sys.executable, "-c", FULL_SCRIPT], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_the_syntax_package_still_exports_its_names() -> None:
+    import nexa_lsp.syntax as syntax
+    from nexa_lsp.syntax.source import parse_source
+
+    assert syntax.parse_source is parse_source
+    assert syntax.SourceFile.__name__ == "SourceFile"
+    assert syntax.Severity.ERROR.name == "ERROR"
+    assert sorted(syntax.__all__) == sorted(name for name in syntax.__all__ if hasattr(syntax, name))

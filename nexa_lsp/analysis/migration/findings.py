@@ -97,6 +97,7 @@ class _KeptFindings:
     reads: dict[tuple[str, str], object]
     findings: list[Finding]
     stamp: object  # the program stamp the reads were last checked against
+    plan: object = None  # the unit's share of the migrate fix (``plan.UnitPlan``), made when asked
 
 
 def _chunk_state(chunk: ParsedChunk) -> _ChunkState:
@@ -159,6 +160,8 @@ class Analysis:
     notes: list[str]
     too_deep: bool = False
     units: list[list[Finding]] = field(default_factory=list)  # the findings of each unit, in order
+    #: Per unit, what is kept with its findings (None when nothing is kept: ``use_cache`` off).
+    kept: list[_KeptFindings | None] = field(default_factory=list)
 
 
 def _walk(state: _ChunkState, index: int, chunk: ParsedChunk, env: WalkEnv, use_cache: bool) -> Walker:
@@ -252,16 +255,20 @@ def analyse(source: SourceFile, use_cache: bool = True, included: Sequence[Sourc
             entry_ext = new_entry
         facts = _FileFacts(source, program, [walk for _state, _index, walk in walks])
         per_unit: list[list[Finding]] = []
+        per_kept: list[_KeptFindings | None] = []
         for state, index, walk in walks:
             kept = state.findings[index]
             if kept is not None and kept.walk is walk and facts.still(kept.reads, kept.stamp):
                 kept.stamp = program.stamp
                 per_unit.append(kept.findings)
+                per_kept.append(kept)
                 continue
             found, reads = unit_findings(walk, facts)
+            kept = _KeptFindings(walk, reads, found, program.stamp) if use_cache else None
             if use_cache:
-                state.findings[index] = _KeptFindings(walk, reads, found, program.stamp)
+                state.findings[index] = kept
             per_unit.append(found)
+            per_kept.append(kept)
     except RecursionError:
         return Analysis(source, [], [], too_deep=True)
     # units lie in source order and keep their findings sorted, so the list is sorted
@@ -271,7 +278,8 @@ def analyse(source: SourceFile, use_cache: bool = True, included: Sequence[Sourc
         if approvals:
             findings.extend(approvals)
             findings.sort(key=lambda f: (f.span.start, f.span.end, f.code))
-    return Analysis(source, findings, nxm004_approval_on_24.approval_notes(program), units=per_unit)
+    notes = nxm004_approval_on_24.approval_notes(program)
+    return Analysis(source, findings, notes, units=per_unit, kept=per_kept)
 
 
 __all__ = ["Analysis", "analyse"]

@@ -11,10 +11,11 @@ from __future__ import annotations
 import threading
 
 from nexa_lsp.analysis.migration.findings import Analysis, analyse
-from nexa_lsp.analysis.migration.plan import plan_migration, to_diagnostic
+from nexa_lsp.analysis.migration.plan import to_diagnostic
 from nexa_lsp.analysis.migration.positions import LineNumbers
 from nexa_lsp.analysis.migration.program import included_sources
 from nexa_lsp.analysis.migration.rules import nxm001_no_version_declaration
+from nexa_lsp.analysis.migration.unit_plans import migrate_fix_parts
 from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax.diagnostics import Diagnostic, Severity
 from nexa_lsp.syntax.source import SourceFile
@@ -63,6 +64,6 @@ def _diagnostics(source: SourceFile, analysis: Analysis, on_24: Severity) -> lis
     out = [to_diagnostic(f, source.path, lines, with_fixes=False, on_24=on_24) for f in analysis.findings]
     broken = any(d.severity is Severity.ERROR for d in source.diagnostics)
     if source.version.declaration is None and source.text.strip() and not broken:
-        plan = plan_migration(source, analysis, lines)
-        out.append(nxm001_no_version_declaration.diagnostic(source, plan.blockers, plan.edits, on_24))
+        blockers, edits, ordered = migrate_fix_parts(source, analysis, lines)
+        out.append(nxm001_no_version_declaration.diagnostic(source, blockers, edits, on_24, ordered))
     return out

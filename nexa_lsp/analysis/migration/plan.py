@@ -139,7 +139,8 @@ def to_diagnostic(
     return diagnostic
 
 
-def plan_migration(source: SourceFile, analysis: Analysis, lines: LineNumbers) -> Plan:
+def _head_blockers(source: SourceFile, analysis: Analysis) -> list[Diagnostic]:
+    """What blocks the migration before any finding: the declaration, depth, syntax errors."""
     blockers: list[Diagnostic] = []
     decl = source.version.declaration
     if decl is not None and decl.problem is not None:
@@ -162,16 +163,18 @@ def plan_migration(source: SourceFile, analysis: Analysis, lines: LineNumbers) -
             )
         )
     syntax = [d for d in source.diagnostics if d.severity is Severity.ERROR and d.code not in ("NX010", "NX013")]
-    if syntax:
-        blockers.extend(syntax)
-    edits: list[TextEdit] = []
-    applied: list[tuple[Diagnostic, Fix]] = []
+    blockers.extend(syntax)
+    return blockers
+
+
+def _plan_findings(findings: Sequence[Finding], lines: LineNumbers, plan: Plan) -> None:
+    """Add the rewrites and blockers of ``findings`` (in order) to ``plan``."""
     occupied: dict[tuple[int, int], str] = {}
     taken: list[tuple[int, int, str]] = []  # accepted edits, sorted: overlap checks look at neighbours only
-    for finding in analysis.findings:
+    for finding in findings:
         diagnostic = to_diagnostic(finding, VersionPath.NEXA_30, lines)
         if blocks(finding):
-            blockers.append(diagnostic)
+            plan.blockers.append(diagnostic)
             continue
         if (
             not finding.fixes
@@ -186,7 +189,7 @@ def plan_migration(source: SourceFile, analysis: Analysis, lines: LineNumbers) -
             if (e.span.start, e.span.end) not in occupied or occupied[(e.span.start, e.span.end)] != e.new_text
         ]
         if any(_overlaps_any(e, taken) for e in new):
-            blockers.append(
+            plan.blockers.append(
                 Diagnostic(
                     finding.code,
                     diagnostic.message + " (its rewrite overlaps another one; "
@@ -198,13 +201,19 @@ def plan_migration(source: SourceFile, analysis: Analysis, lines: LineNumbers) -
             continue
         for e in new:
             occupied[(e.span.start, e.span.end)] = e.new_text
-            edits.append(e)
+            plan.edits.append(e)
             bisect.insort(taken, (e.span.start, e.span.end, e.new_text))
-        applied.append((diagnostic, fix))
+        plan.applied.append((diagnostic, fix))
+
+
+def plan_migration(source: SourceFile, analysis: Analysis, lines: LineNumbers) -> Plan:
+    """Every safe rewrite of ``analysis`` plus the version declaration, and what blocks them."""
+    plan = Plan([], [], _head_blockers(source, analysis), list(analysis.notes))
+    _plan_findings(analysis.findings, lines, plan)
     declaration = _declaration_edit(source)
     if declaration is not None:
-        edits.insert(0, declaration)
-    return Plan(edits, applied, blockers, list(analysis.notes))
+        plan.edits.insert(0, declaration)
+    return plan
 
 
 def _overlaps_any(edit: TextEdit, taken: list[tuple[int, int, str]]) -> bool:

@@ -157,12 +157,17 @@ def _reference_diagnostics(analysis: Analysis) -> list[Diagnostic]:
 
 
 def _declaration_diagnostics(analysis: Analysis) -> list[Diagnostic]:
+    """NX110 for names declared twice, NX111 for names an included file declares too (only
+    asked when an include brought declarations: the pass is over every name of the file)."""
     out: list[Diagnostic] = []
+    included = any(inc.symbols is not None for inc in analysis.includes)
     for name, decls in analysis.file.declarations.items():
-        out.extend(nx110_duplicate_declaration.diagnostics(name, decls))
-        hidden = nx111_hides_included.diagnostic(analysis, name, decls[0])
-        if hidden is not None:
-            out.append(hidden)
+        if len(decls) > 1:
+            out.extend(nx110_duplicate_declaration.diagnostics(name, decls))
+        if included:
+            hidden = nx111_hides_included.diagnostic(analysis, name, decls[0])
+            if hidden is not None:
+                out.append(hidden)
     return out
 
 

@@ -57,9 +57,14 @@ def first_line_span(text: str) -> Span:
 
 
 def diagnostic(
-    source: SourceFile, blockers: list[Diagnostic], edits: list[TextEdit], severity: Severity = Severity.HINT
+    source: SourceFile,
+    blockers: list[Diagnostic],
+    edits: list[TextEdit],
+    severity: Severity = Severity.HINT,
+    ordered: bool = False,
 ) -> Diagnostic:
-    """NXM001 for ``source``: with the migrate fix (``edits``) unless ``blockers`` stop it."""
+    """NXM001 for ``source``: with the migrate fix (``edits``, ``ordered`` when already
+    stably sorted by start) unless ``blockers`` stop it."""
     message = (
         "no version declaration: this file follows the Nexa 2.4 compatibility path (a run returns "
         "text and each agent's history is shared implicitly between runs). Nexa 3.0 makes runs values "
@@ -83,7 +88,7 @@ def diagnostic(
         fixes = (
             Fix(
                 MIGRATE_TITLE,
-                tuple(sorted(edits, key=lambda e: e.span.start)),
+                tuple(edits) if ordered else tuple(sorted(edits, key=lambda e: e.span.start)),
                 safe=False,
                 why_unsafe="moves the whole file to the Nexa 3.0 path (runs become values, declared tool "
                 "approvals start to apply); every rewrite in it keeps the meaning, but review the result "
