@@ -25,8 +25,8 @@ ALLOWED = {
     ("nexa_lsp/analysis/migration/program.py", "_TEMPLATE_REF"),  # template bodies
     ("nexa_lsp/runtime/redaction.py", "_SECRET_QUERY"),  # URLs and provider messages
     ("nexa_lsp/runtime/run_loop/model_turn.py", "_SURROGATE"),  # model text
-    ("nexa_lsp/runtime/settings.py", "_BLOCK_START"),  # .nxs lines
-    ("nexa_lsp/runtime/settings.py", "_ASSIGNMENT"),  # .nxs lines
+    ("nexa_lsp/runtime/settings.py", "BLOCK_START_LINE"),  # .nxs lines
+    ("nexa_lsp/runtime/settings.py", "ASSIGNMENT_LINE"),  # .nxs lines
 }
 _ASSIGNED = re.compile(r"^(\w+)\s*(?::[^=]*)?=\s*re\.compile\(")
 
