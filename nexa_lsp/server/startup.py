@@ -83,5 +83,6 @@ class StartUp:
         except Exception as exc:  # the same import fails again, with its message, where it is used
             self.server.log(f"loading for {name} failed: {exc}", lsp.MessageType.Warning)
             return
+        self.server.idle_collector.settle()  # the modules just loaded: no collection walks them again
         if name == "features":
             self.server.idle_collector.collect()
