@@ -20,12 +20,13 @@
   ``nexa.runs.providerSettings``; they go to the provider only (never to the store,
   transcripts, logs, progress or diagnostics; ``providers``, ``nexa_lsp.runtime.redaction``).
 
-Registering the feature loads none of its implementation (``RUN_METHODS`` and
-``RUN_COMMANDS`` are tables of names): the runs modules, the runtime and the syntax tree
-load on the event loop the first time a handler, the run-aware diagnostics or a settings
-change needs them, or after the first diagnostics were sent (``server/startup.py``); the
-agent module and the providers (httpx) only when a run needs them. The capabilities
-announced in ``initialize`` are the same as with the feature loaded.
+Registering the feature loads none of its implementation (``RUN_COMMANDS``, ``RUN_DETAILS``
+and ``RUN_ACTION_KIND`` are names): the runs modules, the runtime and the syntax tree are
+imported after the first diagnostics were sent (``server/startup.py``), and the feature is
+built (``LazyRunFeatures.features``) on the event loop by the first handler, code action
+request or run-aware check of a document with a store; the agent module and the providers
+(httpx) load only when a run needs them. The capabilities announced in ``initialize`` are
+the same as with the feature built.
 """
 
 from __future__ import annotations
