@@ -3,7 +3,7 @@
 
 Usage: benchmarks/lsp_latency.py [--quick] [--sizes 200,2000,10000,50000] [--edits 30]
                                  [--requests 30] [--workspace-files 2000] [--init-runs 5]
-                                 [--server-path OTHER_CHECKOUT]
+                                 [--server-path OTHER_CHECKOUT] [--startup-only]
 
 Both servers (``python -m nexa_lsp`` and ``benchmarks/floor_server.py``, a pygls 2
 server that publishes empty diagnostics and answers every request empty) are
@@ -303,6 +303,9 @@ async def main() -> None:
     parser.add_argument(
         "--no-compile", action="store_true", help="leave the package's bytecode alone (see compile_package)"
     )
+    parser.add_argument(
+        "--startup-only", action="store_true", help="only initialize and first diagnostics (--init-runs start-ups)"
+    )
     args = parser.parse_args()
     if args.server_path is not None:
         SERVER_ENV["nexa"] = {**os.environ, "PYTHONPATH": str(args.server_path.resolve())}
@@ -327,6 +330,8 @@ async def main() -> None:
     began = time.perf_counter()
     for name in SERVERS:
         results[name].update(await startup(name, runs))
+    if args.startup_only:
+        sizes = []
     for lines in sizes:
         for name in SERVERS:
             figures, delta[name] = await push_size(name, lines, edits, requests)
@@ -334,7 +339,7 @@ async def main() -> None:
             for figure, values in figures.items():
                 results[name][f"{figure}, {lines} lines"] = values
             print(f"  measured {lines} lines ({name}) at {time.perf_counter() - began:.0f} s", file=sys.stderr)
-    for name in SERVERS:
+    for name in SERVERS if sizes else ():
         results[name].update(await memory(name, memory_lines))
         results[name].update(await hover_during_scan(name, files, 2000))
     nexa, floor = results["nexa"], results["floor"]
@@ -344,9 +349,9 @@ async def main() -> None:
         rows.append((figure.replace(" (MB)", ""), nexa.get(figure), floor.get(figure), unit))
     print()
     report(rows)
-    if not delta.get("nexa"):
+    if sizes and not delta.get("nexa"):
         print("semantic tokens delta: not served by nexa-lsp (no semanticTokensProvider.full.delta)")
-    for kind in ("flow", "agent", "tool"):
+    for kind in ("flow", "agent", "tool") if sizes else ():
         first, last = (
             nexa.get(f"{kind} edit -> diagnostics, {sizes[0]} lines"),
             nexa.get(f"{kind} edit -> diagnostics, {sizes[-1]} lines"),
@@ -356,7 +361,8 @@ async def main() -> None:
                 f"{kind} edit p50 at {sizes[-1]} / {sizes[0]} lines: "
                 f"{statistics.median(last) / statistics.median(first):.1f}x"
             )
-    print(f"hover during the scan: {len(nexa['hover during the scan'])} hovers sent every 20 ms while it ran")
+    if "hover during the scan" in nexa:
+        print(f"hover during the scan: {len(nexa['hover during the scan'])} hovers sent every 20 ms while it ran")
     print(f"total {time.perf_counter() - began:.0f} s")
 
 

@@ -224,6 +224,7 @@ class NexaLanguageServer(LanguageServer):
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         """Serve on stdin/stdout with a frame reader that survives malformed headers."""
         self._stop_event = threading.Event()
+        self.idle_collector.settle()  # the modules loaded so far live as long as the process (memory.py)
         reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:

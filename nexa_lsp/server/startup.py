@@ -5,11 +5,13 @@ analysis and syntax layers, the runtime and the providers are imported where the
 used, marked "lazy: start-up"). Then, on the event loop between messages:
 
 1. right after the ``initialize`` answer: what the first diagnostics need (the syntax
-   and analysis layers, the 2.4 parser) and what the worker threads use, so that no
-   worker imports them;
+   and analysis layers) and what the worker threads use, so that no worker imports them;
+   no grammar - the first parse builds the one its file declares (``parser_for`` is
+   thread-safe), so a 3.0 file does not wait for the 2.4 parser too;
 2. after the first diagnostics were sent (or when no document opened within
    :data:`IDLE_WARM_UP_SECONDS`): what later requests need (hover, completion and their
-   data, the 3.0 parser).
+   data, both parsers, the runs feature's modules - ``nexa_lsp.server.runs`` registers
+   its handlers by name and imports them on first use).
 
 The loads run on the event loop, not in a thread: two threads importing the same
 package at once can see it half-initialised (``ImportError: cannot import name ... from
@@ -32,22 +34,19 @@ IDLE_WARM_UP_SECONDS = 2.0
 
 
 def _load_for_checks() -> None:
-    """The layers a check runs through (and the workers' scans), and the parser of files without
-    a declaration (2.4); the 3.0 parser loads with the features."""
+    """The layers a check runs through (and the workers' scans); the grammars load where used."""
     from nexa_lsp.analysis import engine, symbols, workspace  # noqa: F401  # lazy: start-up
-    from nexa_lsp.syntax import files, source  # noqa: F401  # lazy: start-up
-    from nexa_lsp.syntax.grammar import parser_for  # lazy: start-up
-    from nexa_lsp.syntax.version import VersionPath  # lazy: start-up
-
-    parser_for(VersionPath.COMPAT_24)
+    from nexa_lsp.syntax import files, grammar, source  # noqa: F401  # lazy: start-up
 
 
 def _load_for_features() -> None:
     from nexa_lsp.ide import completion, hover, outline, tokens  # noqa: F401  # lazy: start-up
+    from nexa_lsp.server.runs import features  # noqa: F401  # lazy: start-up
     from nexa_lsp.syntax.grammar import parser_for  # lazy: start-up
     from nexa_lsp.syntax.version import VersionPath  # lazy: start-up
 
-    parser_for(VersionPath.NEXA_30)
+    for path in (VersionPath.NEXA_30, VersionPath.COMPAT_24):
+        parser_for(path)
 
 
 class StartUp:
@@ -84,5 +83,6 @@ class StartUp:
         except Exception as exc:  # the same import fails again, with its message, where it is used
             self.server.log(f"loading for {name} failed: {exc}", lsp.MessageType.Warning)
             return
+        self.server.idle_collector.settle()  # the modules just loaded: no collection walks them again
         if name == "features":
             self.server.idle_collector.collect()

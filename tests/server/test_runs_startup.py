@@ -19,8 +19,9 @@ _IMPORTS = """
 import json, sys
 from nexa_lsp.server.app import NexaLanguageServer
 from nexa_lsp.server import runs
-runs.register(NexaLanguageServer())
-print(json.dumps(sorted(sys.modules)))
+server = NexaLanguageServer()
+runs.register(server)
+print(json.dumps({"modules": sorted(sys.modules), "commands": sorted(server.protocol.fm.commands)}))
 """
 
 HEAVY = ("httpx", "nexa_lsp.runtime.agent", "nexa_lsp.runtime.providers", "nexa_lsp.runtime.declarations")
@@ -31,8 +32,9 @@ def test_registering_the_runs_feature_loads_no_agent_runtime_or_http() -> None:
         [sys.executable, "-c", _IMPORTS], capture_output=True, text=True, timeout=60, env=subprocess_env()
     )
     assert done.returncode == 0, done.stderr
-    loaded = set(json.loads(done.stdout))
-    assert "nexa_lsp.server.runs.commands" in loaded  # the feature really registered
+    found = json.loads(done.stdout)
+    loaded = set(found["modules"])
+    assert "nexa.execute" in found["commands"]  # the feature really registered
     assert not [m for m in loaded if m in HEAVY or m.startswith("httpx.")]
 
 

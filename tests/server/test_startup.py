@@ -81,3 +81,53 @@ def test_the_syntax_package_still_exports_its_names() -> None:
     assert syntax.SourceFile.__name__ == "SourceFile"
     assert syntax.Severity.ERROR.name == "ERROR"
     assert sorted(syntax.__all__) == sorted(name for name in syntax.__all__ if hasattr(syntax, name))
+
+
+#: Builds the full server, answers ``initialize``, and prints the announced capabilities and the
+#: runs-feature modules then loaded.
+RUNS_SCRIPT = """
+import json, sys
+from nexa_lsp.server.main import create_server
+server = create_server()
+class Writer:
+    def __init__(self): self.data = []
+    def write(self, data): self.data.append(data)
+    def close(self): pass
+writer = Writer()
+server.protocol.set_writer(writer)
+request = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+           "params": {"processId": None, "rootUri": None, "capabilities": {}}}
+server.protocol.handle_message(json.loads(json.dumps(request), object_hook=server.protocol.structure_message))
+sent = b"".join(writer.data).decode()
+answer = json.loads(sent[sent.index("{"):])
+heavy = ("nexa_lsp.runtime", "nexa_lsp.ide.runs", "nexa_lsp.ide.run_commands", "nexa_lsp.syntax.tree",
+         "nexa_lsp.server.runs.")
+loaded = sorted(m for m in sys.modules if m.startswith(heavy) and m != "nexa_lsp.server.runs.protocol")
+print(json.dumps({"capabilities": answer["result"]["capabilities"], "loaded": loaded}))
+"""
+
+
+def test_registering_the_runs_feature_imports_none_of_its_implementation() -> None:
+    out = subprocess.run([sys.executable, "-c", RUNS_SCRIPT], capture_output=True, text=True, timeout=60, check=True)
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    assert found["loaded"] == []  # no runtime/, ide/runs, syntax.tree, server/runs modules
+    capabilities = found["capabilities"]
+    assert capabilities["codeLensProvider"] == {"resolveProvider": False}
+    assert "source.nexa.run" in capabilities["codeActionProvider"]["codeActionKinds"]
+    commands = capabilities["executeCommandProvider"]["commands"]
+    expected = ["nexa.execute", "nexa.resume", "nexa.continue", "nexa.approve", "nexa.deny", "nexa.cancel"]
+    assert all(name in commands for name in [*expected, "nexa.recover", "nexa.showRun", "nexa.listRuns"])
+
+
+def test_the_runs_tables_name_what_the_implementation_serves() -> None:
+    from nexa_lsp.ide.run_commands import RUN_ACTION_KIND
+    from nexa_lsp.server import runs
+    from nexa_lsp.server.runs.commands import RunCommands
+    from nexa_lsp.server.runs.details import RUN_DETAILS
+    from nexa_lsp.server.runs.features import RunFeatures
+
+    assert runs.RUN_ACTION_KIND == RUN_ACTION_KIND
+    assert runs.RUN_DETAILS == RUN_DETAILS
+    assert runs.RunFeatures is RunFeatures
+    for name in ("execute", "resume", "continue_", "decide", "cancel", "recover", "show_run", "list_runs"):
+        assert callable(getattr(RunCommands, name))

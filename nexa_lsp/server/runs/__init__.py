@@ -20,78 +20,159 @@
   ``nexa.runs.providerSettings``; they go to the provider only (never to the store,
   transcripts, logs, progress or diagnostics; ``providers``, ``nexa_lsp.runtime.redaction``).
 
-Importing this package and registering it loads neither the runtime's agent module nor
-the providers (httpx): those load when a run first needs them.
+Registering the feature loads none of its implementation (``RUN_COMMANDS``, ``RUN_DETAILS``
+and ``RUN_ACTION_KIND`` are names): the runs modules, the runtime and the syntax tree are
+imported after the first diagnostics were sent (``server/startup.py``), and the feature is
+built (``LazyRunFeatures.features``) on the event loop by the first handler, code action
+request or run-aware check of a document with a store; the agent module and the providers
+(httpx) load only when a run needs them. The capabilities announced in ``initialize`` are
+the same as with the feature built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nexa_lsp.ide.run_commands import RUN_ACTION_KIND
 from nexa_lsp.server import from_lsp
 from nexa_lsp.server.app import RequestFailed
+from nexa_lsp.server.documents import uri_of_path
 from nexa_lsp.server.runs import protocol
-from nexa_lsp.server.runs.arguments import Refused, command_argument
-from nexa_lsp.server.runs.details import RUN_DETAILS
-from nexa_lsp.server.runs.features import RunFeatures
 from nexa_lsp.server.to_lsp import runs as to_lsp_runs
 
 if TYPE_CHECKING:
     from lsprotocol import types as lsp
 
     from nexa_lsp.server.app import NexaLanguageServer
+    from nexa_lsp.server.documents import DocumentState
+    from nexa_lsp.server.runs.commands import RunCommands
+    from nexa_lsp.server.runs.features import RunFeatures
+    from nexa_lsp.syntax.diagnostics import Diagnostic
+    from nexa_lsp.syntax.source import SourceFile
 
-__all__ = ["RunFeatures", "register"]
+__all__ = ["RUN_ACTION_KIND", "RUN_COMMANDS", "RUN_DETAILS", "LazyRunFeatures", "RunFeatures", "register"]
+
+#: The code action kind of the run actions (``ide.run_commands.RUN_ACTION_KIND``).
+RUN_ACTION_KIND = "source.nexa.run"
+#: Where a folder's store is when ``nexa.runs.store`` is empty (``server.runs.stores.DEFAULT_STORE``).
+DEFAULT_STORE = ".nexa/runs.sqlite3"
+#: The custom request of a run panel (``server.runs.details.RUN_DETAILS``).
+RUN_DETAILS = "nexa/runDetails"
+#: Run command -> the ``RunCommands`` handler it calls, by name (docs/commands.md).
+RUN_COMMANDS: dict[str, Callable[[RunCommands, Mapping[str, Any]], Awaitable[dict[str, Any]]]] = {
+    "nexa.execute": lambda c, a: c.execute(a),
+    "nexa.resume": lambda c, a: c.resume(a),
+    "nexa.continue": lambda c, a: c.continue_(a),
+    "nexa.approve": lambda c, a: c.decide(a, True),
+    "nexa.deny": lambda c, a: c.decide(a, False),
+    "nexa.cancel": lambda c, a: c.cancel(a),
+    "nexa.recover": lambda c, a: c.recover(a),
+    "nexa.showRun": lambda c, a: c.show_run(a),
+    "nexa.listRuns": lambda c, a: c.list_runs(a),
+}
 
 
-def register(server: NexaLanguageServer) -> RunFeatures:
+def __getattr__(name: str) -> Any:
+    if name == "RunFeatures":
+        from nexa_lsp.server.runs.features import RunFeatures  # lazy: start-up
+
+        return RunFeatures
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class LazyRunFeatures:
+    """The runs feature of one server, built (its modules imported) on first use."""
+
+    def __init__(self, server: NexaLanguageServer) -> None:
+        self.server = server
+        self._features: RunFeatures | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._features is not None
+
+    @property
+    def features(self) -> RunFeatures:
+        if self._features is None:
+            from nexa_lsp.server.runs.features import RunFeatures  # lazy: start-up
+
+            self._features = RunFeatures(self.server)
+        return self._features
+
+    def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        return self.features.views.code_actions(params)
+
+    def diagnostics_for(self, state: DocumentState, source: SourceFile) -> list[Diagnostic]:
+        """The run-aware diagnostics; before the feature is built, none while no store exists
+        for the document (every one names a stored run, and no run is live yet)."""
+        if self._features is None and (state.path is None or not self.any_store_for(state.path)):
+            return []
+        return self.features.views.diagnostics_for(state, source)
+
+    def any_store_for(self, path: Path) -> bool:
+        """Whether a store file exists where the store of ``path`` can be: that of each
+        workspace folder or of the file's directory (``RunStores.store_path`` picks one)."""
+        for folder in {*self.server.documents.folders, path.parent}:
+            folder_settings = self.server.settings_for(uri_of_path(folder / "_"))
+            store = Path(folder_settings.runs_store or DEFAULT_STORE).expanduser()
+            if (store if store.is_absolute() else folder / store).is_file():
+                return True
+        return False
+
+    def settings_changed(self) -> None:
+        """Nothing to refresh before the feature was first used (no lens was answered)."""
+        if self._features is not None:
+            self._features.settings_changed()
+
+    def stop_all(self) -> None:
+        if self._features is not None:
+            self._features.stop_all()
+
+
+def register(server: NexaLanguageServer) -> LazyRunFeatures:
     """Register code lenses, run code actions, run-aware diagnostics and the run commands."""
-    features = RunFeatures(server)
-    commands = features.commands
+    lazy = LazyRunFeatures(server)
 
     @server.feature(protocol.CODE_LENS, to_lsp_runs.CODE_LENS_OPTIONS)
     async def code_lens(params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
-        return await features.views.code_lens(params)
+        return await lazy.features.views.code_lens(params)
 
     @server.feature(RUN_DETAILS)
     async def run_details(params: Any) -> dict[str, Any]:  # a namedtuple (pygls, custom method)
+        from nexa_lsp.server.runs.arguments import Refused  # lazy: start-up
+
         try:
-            return await features.details.request(from_lsp.custom_params(params))
+            return await lazy.features.details.request(from_lsp.custom_params(params))
         except (Refused, TypeError) as exc:  # a data request: answered with the reason, not shown
             raise RequestFailed(str(exc)) from None
 
-    server.code_action_providers.append(features.views.code_actions)
+    server.code_action_providers.append(lazy.code_actions)
     if RUN_ACTION_KIND not in server.code_action_kinds:
         server.code_action_kinds.append(RUN_ACTION_KIND)
-    server.diagnostic_providers.append(features.views.diagnostics_for)
-    server.settings_listeners.append(features.settings_changed)
+    server.diagnostic_providers.append(lazy.diagnostics_for)
+    server.settings_listeners.append(lazy.settings_changed)
 
-    def command(name: str, handler: Callable[[Mapping[str, Any]], Awaitable[dict[str, Any]]]) -> None:
+    def command(name: str, call: Callable[[RunCommands, Mapping[str, Any]], Awaitable[dict[str, Any]]]) -> None:
         async def run_command(ls: object, *arguments: object) -> dict[str, Any]:
+            from nexa_lsp.server.runs.arguments import Refused, command_argument  # lazy: start-up
+
+            features = lazy.features
             try:
-                return await handler(command_argument(name, arguments))
+                return await call(features.commands, command_argument(name, arguments))
             except Refused as exc:
                 raise features.refuse(str(exc)) from None
 
         run_command.__name__ = name.replace(".", "_")
         server.command(name)(run_command)
 
-    command("nexa.execute", commands.execute)
-    command("nexa.resume", commands.resume)
-    command("nexa.continue", commands.continue_)
-    command("nexa.approve", lambda a: commands.decide(a, True))
-    command("nexa.deny", lambda a: commands.decide(a, False))
-    command("nexa.cancel", commands.cancel)
-    command("nexa.recover", commands.recover)
-    command("nexa.showRun", commands.show_run)
-    command("nexa.listRuns", commands.list_runs)
+    for name, call in RUN_COMMANDS.items():
+        command(name, call)
 
     if protocol.SHUTDOWN not in server.protocol.fm.features:
 
         @server.feature(protocol.SHUTDOWN)
         def shutdown(params: None) -> None:
-            features.stop_all()
+            lazy.stop_all()
 
-    return features
+    return lazy
