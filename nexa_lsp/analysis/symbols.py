@@ -108,21 +108,59 @@ class FileSymbols:
     signature: int  # changes when a declared name or kind changes (not when a body does)
 
 
-_FILE_MEMO: OrderedDict[int, tuple[SourceFile, FileSymbols]] = OrderedDict()
+@dataclass(slots=True, eq=False)
+class _Join:
+    """A file's symbols with how many refs and locals each chunk gave, to join the next
+    version from (see :func:`_join_edit`)."""
+
+    source: SourceFile
+    result: FileSymbols
+    ref_counts: list[int]
+    local_counts: list[int]
+
+
+_FILE_MEMO: OrderedDict[int, _Join] = OrderedDict()
 _MEMO_SIZE = 64
 _HASH_MASK = (1 << 64) - 1
+#: At most this many changed chunks (old and new together) are joined into the previous result.
+_JOIN_WINDOW = 32
 
 
-def file_symbols(source: SourceFile) -> FileSymbols:
-    """Declarations and references of ``source`` (memoised per parsed version)."""
+def file_symbols(source: SourceFile, incremental: bool = True) -> FileSymbols:
+    """Declarations and references of ``source`` (memoised per parsed version).
+
+    When the last file joined shares all but a few chunks with ``source`` and the changed
+    chunks declare the same names in the same order (an edit inside bodies), the result
+    is that file's with the changed chunks' parts swapped; else every chunk is joined.
+    Both give the same result (``tests/analysis/test_symbol_join.py``).
+    """
     entry = _FILE_MEMO.get(id(source))
-    if entry is not None and entry[0] is source:
+    if entry is not None and entry.source is source:
         _FILE_MEMO.move_to_end(id(source))
-        return entry[1]
+        return entry.result
+    join = None
+    if incremental and _FILE_MEMO:
+        join = _join_edit(next(reversed(_FILE_MEMO.values())), source)
+    if join is None:
+        join = _join_all(source)
+    _FILE_MEMO[id(source)] = join
+    while len(_FILE_MEMO) > _MEMO_SIZE:
+        _FILE_MEMO.popitem(last=False)
+    return join.result
+
+
+def fresh_file_symbols(source: SourceFile) -> FileSymbols:
+    """The symbols of ``source`` joined from every chunk, nothing kept (for tests)."""
+    return _join_all(source).result
+
+
+def _join_all(source: SourceFile) -> _Join:
     declarations: dict[str, list[t.Decl]] = {}
     symbols: dict[str, list[Symbol]] = {}
     refs: list[NameRef] = []
     local_vars: list[LocalVar] = []
+    ref_counts: list[int] = []
+    local_counts: list[int] = []
     signature = 0
     for chunk in source.chunks:
         facts = chunk_facts(chunk)
@@ -132,11 +170,55 @@ def file_symbols(source: SourceFile) -> FileSymbols:
         signature = (signature + facts.decl_hash) & _HASH_MASK
         refs.extend(facts.refs)
         local_vars.extend(facts.locals)
+        ref_counts.append(len(facts.refs))
+        local_counts.append(len(facts.locals))
     result = FileSymbols(source, declarations, refs, local_vars, symbols, signature)
-    _FILE_MEMO[id(source)] = (source, result)
-    while len(_FILE_MEMO) > _MEMO_SIZE:
-        _FILE_MEMO.popitem(last=False)
-    return result
+    return _Join(source, result, ref_counts, local_counts)
+
+
+def _join_edit(previous: _Join, source: SourceFile) -> _Join | None:
+    """``source``'s symbols from ``previous`` when only a few chunks changed and those
+    declare the same names in the same order; None otherwise."""
+    old, new = previous.source.chunks, source.chunks
+    limit = min(len(old), len(new))
+    head = 0
+    while head < limit and old[head] is new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[len(old) - 1 - tail] is new[len(new) - 1 - tail]:
+        tail += 1
+    gone = [chunk_facts(c) for c in old[head : len(old) - tail]]
+    came = [chunk_facts(c) for c in new[head : len(new) - tail]]
+    if len(gone) + len(came) > _JOIN_WINDOW:
+        return None
+    gone_symbols = [sym for facts in gone for sym in facts.symbols]
+    came_symbols = [sym for facts in came for sym in facts.symbols]
+    if [sym.name for sym in gone_symbols] != [sym.name for sym in came_symbols]:
+        return None
+    before = previous.result
+    declarations = dict(before.declarations)
+    symbols = dict(before.symbols)
+    swap = {id(old_sym.decl): new_sym for old_sym, new_sym in zip(gone_symbols, came_symbols, strict=True)}
+    for name in {sym.name for sym in came_symbols}:
+        listed = [swap.get(id(sym.decl), sym) for sym in before.symbols[name]]
+        symbols[name] = listed
+        declarations[name] = [sym.decl for sym in listed]
+    signature = before.signature
+    for facts in gone:
+        signature -= facts.decl_hash
+    for facts in came:
+        signature += facts.decl_hash
+    ref_end = len(previous.ref_counts) - tail
+    refs_head, refs_tail = sum(previous.ref_counts[:head]), sum(previous.ref_counts[ref_end:])
+    locals_head, locals_tail = sum(previous.local_counts[:head]), sum(previous.local_counts[ref_end:])
+    refs = before.refs[:refs_head] + [ref for facts in came for ref in facts.refs]
+    refs += before.refs[len(before.refs) - refs_tail :]
+    local_vars = before.locals[:locals_head] + [var for facts in came for var in facts.locals]
+    local_vars += before.locals[len(before.locals) - locals_tail :]
+    ref_counts = previous.ref_counts[:head] + [len(f.refs) for f in came] + previous.ref_counts[ref_end:]
+    local_counts = previous.local_counts[:head] + [len(f.locals) for f in came] + previous.local_counts[ref_end:]
+    result = FileSymbols(source, declarations, refs, local_vars, symbols, signature & _HASH_MASK)
+    return _Join(source, result, ref_counts, local_counts)
 
 
 # ---------------------------------------------------------------------- a file with its includes
