@@ -237,7 +237,7 @@ def analyse(source: SourceFile, use_cache: bool = True, included: Sequence[Sourc
     With ``use_cache`` every unit whose text and answers are unchanged since an earlier
     call reuses its walk and findings; without, everything is computed afresh.
     """
-    program = Program(source, included)
+    program = Program(source, included, incremental=use_cache)
     chunks = [(chunk, _STATES.get(chunk) if use_cache else _chunk_state(chunk)) for chunk in source.chunks]
     try:
         entry_ext: EntryExt = {}

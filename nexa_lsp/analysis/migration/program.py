@@ -14,6 +14,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from nexa_lsp.analysis.migration.positions import chunk_serial
 from nexa_lsp.analysis.symbols import SECRETS_SUFFIX, ChunkCache, chunk_facts
@@ -111,6 +112,13 @@ _TOOL_KEYS: dict[tuple[frozenset[str], tuple[str, ...], frozenset[str]], int] = 
 _AGENT_FACTS: dict[int, tuple[t.AgentDecl, int, AgentFacts]] = {}
 _FACTS_LIMIT = 50_000
 _TOOL_KEY_NUMBERS = itertools.count()
+#: The declarations a program tables (a server's routes are read only in ``_read_all``).
+_DECLS = (t.AgentDecl, t.FlowDecl, t.ToolDecl, t.ToolFunction, t.ServerDecl)
+_DECLARING = (t.AgentDecl, t.ToolDecl, t.ToolFunction)
+#: At most this many changed chunks (old and new together) are swapped into the last program.
+_JOIN_WINDOW = 32
+#: The last program built for a file without includes (see ``Program.__init__``).
+_LAST: Program | None = None
 
 
 def included_sources(source: SourceFile, includes: IncludeResolver | None) -> list[SourceFile]:
@@ -130,18 +138,42 @@ class Program:
     """What one source declares, with what the files it includes declare (one level, as in
     2.x; the file's own declarations come first, then the includes in order)."""
 
-    def __init__(self, source: SourceFile, included: Sequence[SourceFile] = ()) -> None:
+    def __init__(self, source: SourceFile, included: Sequence[SourceFile] = (), incremental: bool = True) -> None:
+        """With ``incremental``, a program of the same file's previous version that shares
+        all but a few chunks, whose changed chunks declare the same names in the same order
+        and no server, is updated with the changed chunks; else every chunk is read. Both
+        give the same program (``tests/migration/test_program_join.py``)."""
+        global _LAST
         self.source = source
         self.included = list(included)
+        last = _LAST
+        if not (incremental and not self.included and last is not None and self._update(last)):
+            self._read_all()
+        if incremental:
+            _LAST = self if not self.included else None
+        key = (tuple(self._declaring), tuple(self.flows))
+        #: The same object for every version with the same agent and tool chunks and flow names:
+        #: then which names are agents or flows, and every agent's facts, are the same too.
+        self.stamp: tuple[object, ...] = _STAMPS.setdefault(key, key)
+        _STAMPS.move_to_end(key)
+        while len(_STAMPS) > _STAMP_LIMIT:
+            _STAMPS.popitem(last=False)
+        self._tools_key: int | None = None  # names the tools and approvals the agent facts depend on
+        self._approval_names: set[str] = set()
+        self._flow_runs: dict[str, frozenset[str]] = {}
+        self._name_sets: list[frozenset[str]] | None = None
+
+    def _read_all(self) -> None:
         self.agents: dict[str, t.AgentDecl] = {}
         self.tools: dict[str, t.ToolDecl] = {}
         self.tool_functions: dict[str, t.ToolFunction] = {}
         self.flows: dict[str, t.FlowDecl] = {}
         self.routed: set[str] = set()
         self._chunk_of: dict[int, ParsedChunk] = {}  # agent and flow declarations -> their chunk
-        declaring: list[int] = []  # chunks that declare agents or tools
+        self._declaring: list[int] = []  # serials of the chunks that declare agents or tools
+        self._own_declares: list[bool] = []  # per chunk of the source: does it declare agents or tools
         chunks = [(c, False) for inc in reversed(self.included) for c in inc.chunks]
-        chunks += [(c, True) for c in source.chunks]
+        chunks += [(c, True) for c in self.source.chunks]
         for chunk, own in chunks:
             declares = False
             for item in chunk.items:
@@ -161,18 +193,60 @@ class Program:
                 elif isinstance(item, t.ServerDecl) and own:
                     self.routed.update(handler for route in item.routes for handler, _span in route.handlers)
             if declares:
-                declaring.append(chunk_serial(chunk))
-        key = (tuple(declaring), tuple(self.flows))
-        #: The same object for every version with the same agent and tool chunks and flow names:
-        #: then which names are agents or flows, and every agent's facts, are the same too.
-        self.stamp: tuple[object, ...] = _STAMPS.setdefault(key, key)
-        _STAMPS.move_to_end(key)
-        while len(_STAMPS) > _STAMP_LIMIT:
-            _STAMPS.popitem(last=False)
-        self._tools_key: int | None = None  # names the tools and approvals the agent facts depend on
-        self._approval_names: set[str] = set()
-        self._flow_runs: dict[str, frozenset[str]] = {}
-        self._name_sets: list[frozenset[str]] | None = None
+                self._declaring.append(chunk_serial(chunk))
+            if own:
+                self._own_declares.append(declares)
+
+    def _update(self, last: Program) -> bool:
+        """Take ``last``'s tables with the changed chunks swapped in; False when that is not
+        possible (see ``__init__``)."""
+        if last.included:
+            return False
+        old, new = last.source.chunks, self.source.chunks
+        limit = min(len(old), len(new))
+        head = 0
+        while head < limit and old[head] is new[head]:
+            head += 1
+        tail = 0
+        while tail < limit - head and old[len(old) - 1 - tail] is new[len(new) - 1 - tail]:
+            tail += 1
+        gone, came = old[head : len(old) - tail], new[head : len(new) - tail]
+        if len(gone) + len(came) > _JOIN_WINDOW:
+            return False
+        gone_items = [(item, chunk) for chunk in gone for item in chunk.items if isinstance(item, _DECLS)]
+        came_items = [(item, chunk) for chunk in came for item in chunk.items if isinstance(item, _DECLS)]
+        if [(type(i), i.name) for i, _c in gone_items] != [(type(i), i.name) for i, _c in came_items]:
+            return False
+        if any(isinstance(item, t.ServerDecl) for item, _chunk in gone_items):
+            return False
+        self.agents = dict(last.agents)
+        self.tools = dict(last.tools)
+        self.tool_functions = dict(last.tool_functions)
+        self.flows = dict(last.flows)
+        self.routed = set(last.routed)
+        self._chunk_of = dict(last._chunk_of)
+        for (was, _old_chunk), (item, chunk) in zip(gone_items, came_items, strict=True):
+            table: dict[str, Any] = (
+                self.agents
+                if isinstance(item, t.AgentDecl)
+                else self.flows
+                if isinstance(item, t.FlowDecl)
+                else self.tools
+                if isinstance(item, t.ToolDecl)
+                else self.tool_functions
+            )
+            if table[item.name] is was:
+                table[item.name] = item
+            if isinstance(item, t.AgentDecl | t.FlowDecl):
+                del self._chunk_of[id(was)]
+                self._chunk_of[id(item)] = chunk
+        came_declares = [any(isinstance(i, _DECLARING) for i in chunk.items) for chunk in came]
+        flags = last._own_declares
+        before, after = sum(flags[:head]), sum(flags[len(flags) - tail :])
+        middle = [chunk_serial(chunk) for chunk, declares in zip(came, came_declares, strict=True) if declares]
+        self._declaring = last._declaring[:before] + middle + last._declaring[len(last._declaring) - after :]
+        self._own_declares = flags[:head] + came_declares + flags[len(flags) - tail :]
+        return True
 
     def agent_facts(self, agent: str) -> AgentFacts:
         decl = self.agents.get(agent)
