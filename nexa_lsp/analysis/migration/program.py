@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nexa_lsp.analysis.migration.positions import chunk_serial
 from nexa_lsp.analysis.symbols import SECRETS_SUFFIX, ChunkCache, chunk_facts
 from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax import tree as t
@@ -117,6 +116,34 @@ _DECLS = (t.AgentDecl, t.FlowDecl, t.ToolDecl, t.ToolFunction, t.ServerDecl)
 _DECLARING = (t.AgentDecl, t.ToolDecl, t.ToolFunction)
 #: At most this many changed chunks (old and new together) are swapped into the last program.
 _JOIN_WINDOW = 32
+#: Each content of a chunk's agents and tools seen (``_declared``), numbered.
+_DECLARED_NUMBERS: dict[tuple[object, ...], int] = {}
+_DECLARED_COUNT = itertools.count()
+
+
+def _declared(chunk: ParsedChunk) -> int:
+    """A number for what the chunk's agents and tools say, as far as agent facts read it
+    (names, `implements` / `-> T`, memory, `uses`, approvals): equal numbers, same facts."""
+    parts: list[tuple[object, ...]] = []
+    for item in chunk.items:
+        if isinstance(item, t.AgentDecl):
+            uses = tuple((use.kind, use.text) for use in item.uses) if item.uses else None
+            memory = item.text_property("memory")
+            parts.append(("agent", item.name, item.implements, item.return_type, memory, uses))
+        elif isinstance(item, t.ToolDecl):
+            parts.append(("tool", item.name, item.approval))
+        elif isinstance(item, t.ToolFunction):
+            parts.append(("function", item.name, item.requires_approval))
+    key = tuple(parts)
+    number = _DECLARED_NUMBERS.get(key)
+    if number is None:
+        if len(_DECLARED_NUMBERS) > _FACTS_LIMIT:
+            _DECLARED_NUMBERS.clear()  # numbers are never reused, so this only costs reuse
+        number = _DECLARED_NUMBERS[key] = next(_DECLARED_COUNT)
+    return number
+
+
+_DECLARED: ChunkCache[int] = ChunkCache(_declared)
 #: The last program built for a file without includes (see ``Program.__init__``).
 _LAST: Program | None = None
 
@@ -152,8 +179,9 @@ class Program:
         if incremental:
             _LAST = self if not self.included else None
         key = (tuple(self._declaring), tuple(self.flows))
-        #: The same object for every version with the same agent and tool chunks and flow names:
-        #: then which names are agents or flows, and every agent's facts, are the same too.
+        #: The same object for every version whose agents and tools say the same (in what the
+        #: agent facts read, ``_declared``) and with the same flow names: then which names are
+        #: agents or flows, and every agent's facts, are the same too.
         self.stamp: tuple[object, ...] = _STAMPS.setdefault(key, key)
         _STAMPS.move_to_end(key)
         while len(_STAMPS) > _STAMP_LIMIT:
@@ -170,7 +198,7 @@ class Program:
         self.flows: dict[str, t.FlowDecl] = {}
         self.routed: set[str] = set()
         self._chunk_of: dict[int, ParsedChunk] = {}  # agent and flow declarations -> their chunk
-        self._declaring: list[int] = []  # serials of the chunks that declare agents or tools
+        self._declaring: list[int] = []  # ``_declared`` of the chunks that declare agents or tools
         self._own_declares: list[bool] = []  # per chunk of the source: does it declare agents or tools
         chunks = [(c, False) for inc in reversed(self.included) for c in inc.chunks]
         chunks += [(c, True) for c in self.source.chunks]
@@ -193,7 +221,7 @@ class Program:
                 elif isinstance(item, t.ServerDecl) and own:
                     self.routed.update(handler for route in item.routes for handler, _span in route.handlers)
             if declares:
-                self._declaring.append(chunk_serial(chunk))
+                self._declaring.append(_DECLARED.get(chunk))
             if own:
                 self._own_declares.append(declares)
 
@@ -243,7 +271,7 @@ class Program:
         came_declares = [any(isinstance(i, _DECLARING) for i in chunk.items) for chunk in came]
         flags = last._own_declares
         before, after = sum(flags[:head]), sum(flags[len(flags) - tail :])
-        middle = [chunk_serial(chunk) for chunk, declares in zip(came, came_declares, strict=True) if declares]
+        middle = [_DECLARED.get(chunk) for chunk, declares in zip(came, came_declares, strict=True) if declares]
         self._declaring = last._declaring[:before] + middle + last._declaring[len(last._declaring) - after :]
         self._own_declares = flags[:head] + came_declares + flags[len(flags) - tail :]
         return True
