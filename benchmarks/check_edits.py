@@ -4,7 +4,7 @@ Usage: benchmarks/check_edits.py [--sizes 200,50000] [--edits 20] [--kinds flow,
 [--profile]
 
 Builds ``mixed_source`` (``benchmarks/synthetic.py``), checks it once, then edits one
-character in the middle of the file (a flow's task string, an agent's role, a tool's
+character in the middle of the file (a flow's task string, an agent's role string, a tool's
 description), alternately inserting ``x`` and deleting it, re-parsing with the previous
 version as the server does; only ``check_source`` is timed. Prints p50 / p95 in ms and the
 50k / 200 ratio when both sizes are given; ``--profile`` prints a cProfile of the checks.
@@ -32,7 +32,7 @@ def _anchor(text: str, kind: str) -> int:
     if kind == "flow":
         return text.index(f'"topic {middle}:') + len('"topic')
     if kind == "agent":
-        return text.index(f"agent Drafter{middle} ") + len("agent Drafter")
+        return text.index(f'role: "Drafter number {middle}"') + len('role: "Drafter')
     if kind == "tool":
         start = text.index("tool ", len(text) // 2)
         return text.index('"', start) + 1
