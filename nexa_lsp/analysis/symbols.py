@@ -187,10 +187,10 @@ def _join_edit(previous: _Join, source: SourceFile) -> _Join | None:
     tail = 0
     while tail < limit - head and old[len(old) - 1 - tail] is new[len(new) - 1 - tail]:
         tail += 1
+    if len(old) + len(new) - 2 * (head + tail) > _JOIN_WINDOW:
+        return None
     gone = [chunk_facts(c) for c in old[head : len(old) - tail]]
     came = [chunk_facts(c) for c in new[head : len(new) - tail]]
-    if len(gone) + len(came) > _JOIN_WINDOW:
-        return None
     gone_symbols = [sym for facts in gone for sym in facts.symbols]
     came_symbols = [sym for facts in came for sym in facts.symbols]
     if [sym.name for sym in gone_symbols] != [sym.name for sym in came_symbols]:
