@@ -54,6 +54,8 @@ class ExpressionWalker:
         #: Every answer the walk got from ``env``: the walk is valid while they stay the same.
         self.reads: dict[tuple[str, str], object] = {}
         self.stamp: object = None  # the program stamp ``reads`` were last checked against
+        #: ``reads`` about flow bodies and histories, set when the walk ends (see ``WalkEnv.still_walk``).
+        self.body_reads: tuple[tuple[str, str, object], ...] = ()
         self._next_id = 1
         self.sites: dict[int, Site] = {}
         self.site_by_id: dict[int, Site] = {}

@@ -81,6 +81,13 @@ class WalkEnv:
             for (kind, name), value in reads.items()
         )
 
+    def still_walk(self, walk: Walker) -> bool:
+        """``still`` for a finished walk: with the stamp unchanged only its ``body_reads``
+        are asked again (a walk's reads do not change once it has ended)."""
+        if walk.stamp is not self.program.stamp:
+            return self.still(walk.reads, walk.stamp)
+        return all(self.answer(kind, name) == value for kind, name, value in walk.body_reads)
+
 
 @dataclass(eq=False)
 class _ChunkState:
@@ -168,11 +175,14 @@ def _walk(state: _ChunkState, index: int, chunk: ParsedChunk, env: WalkEnv, use_
     variants = state.walks[index]
     if use_cache:
         for walk in variants:
-            if env.still(walk.reads, walk.stamp):
+            if env.still_walk(walk):
                 walk.stamp = env.program.stamp
                 return walk
     walk = Walker(state.units[index], chunk.text, chunk.anchor, chunk_serial(chunk), env)
     walk.walk()
+    walk.body_reads = tuple(
+        (kind, name, value) for (kind, name), value in walk.reads.items() if kind not in _NAME_KINDS
+    )
     walk.stamp = env.program.stamp
     if use_cache:
         variants.insert(0, walk)
