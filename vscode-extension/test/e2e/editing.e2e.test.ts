@@ -11,40 +11,20 @@
  */
 
 import { strict as assert } from "node:assert";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { copyFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { ChromiumBrowser, CodeServer, PROJECT_ROOT, requiredEnv, Screenshots } from "./codeServer";
 import { describePids, survivors } from "./processes";
-import { poll, Workbench, type ProblemRow } from "./workbench";
+import { byPosition, checkProblems, openWorkbench } from "./userSteps";
+import { poll, Workbench } from "./workbench";
 
 const CORPUS = resolve(process.env["NEXA_CORPUS"] ?? join(PROJECT_ROOT, "..", "shared", "corpus", "nexa-2.x"));
 /** A 2.4-path corpus file with warnings, an agent, a flow and Chinese text in a comment. */
 const CORPUS_FILE = join(CORPUS, "examples", "v2.0", "03_try_agent.nx");
 const FILE = basename(CORPUS_FILE);
-
-interface CheckDiagnostic {
-  severity: string;
-  message: string;
-  range: { start: { line: number; character: number } };
-}
-
-/** What `nexa-lsp check --format json` says, as the Problems panel lists it (no hints). */
-function checkProblems(python: string, path: string): ProblemRow[] {
-  const out = execFileSync(python, ["-m", "nexa_lsp", "check", "--format", "json", path], { encoding: "utf8" });
-  const files = (JSON.parse(out) as { files: { diagnostics: CheckDiagnostic[] }[] }).files;
-  const severity: Record<string, string> = { error: "error", warning: "warning", information: "info", info: "info" };
-  return (files[0]?.diagnostics ?? [])
-    .filter((d) => d.severity !== "hint")
-    .map((d) => ({
-      severity: severity[d.severity] ?? d.severity,
-      message: d.message,
-      line: d.range.start.line + 1,
-      character: d.range.start.character + 1,
-    }));
-}
 
 /** PATH for the clean profile: the system's directories only (no venv, no pyenv shims). */
 const CLEAN_PATH = process.env["NEXA_E2E_CLEAN_PATH"] ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -61,8 +41,6 @@ function assertCleanPython(): string {
   return version.stdout.trim();
 }
 
-const byPosition = (a: ProblemRow, b: ProblemRow): number => a.line - b.line || a.character - b.character || a.message.localeCompare(b.message);
-
 describe("Nexa in a real VS Code: only the .vsix installed, editing a corpus file", () => {
   const python = requiredEnv("NEXA_LSP_PYTHON");
   const shots = new Screenshots("editing");
@@ -75,12 +53,7 @@ describe("Nexa in a real VS Code: only the .vsix installed, editing a corpus fil
     console.log(`clean profile: PATH=${CLEAN_PATH}, python3 ${assertCleanPython()} without nexa_lsp`);
     copyFileSync(CORPUS_FILE, join(server.workspace, FILE));
     const profile = { settings: {}, env: { PATH: CLEAN_PATH } };
-    await server.installExtension(requiredEnv("NEXA_E2E_VSIX"), profile);
-    await server.start(profile);
-    const browser = await chromium.launch();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    bench = new Workbench(page);
-    await bench.open(server.url);
+    ({ page, bench } = await openWorkbench(server, chromium, profile));
   });
 
   after(async () => {

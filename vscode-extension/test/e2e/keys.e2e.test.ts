@@ -18,9 +18,9 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { ChromiumBrowser, CodeServer, requiredEnv, Screenshots } from "./codeServer";
+import { ChromiumBrowser, CodeServer, Screenshots } from "./codeServer";
 import { describePids, survivors } from "./processes";
-import { answerQuickInput, clickLens, commandWithInput, filesContaining, lensTitles, toast } from "./userSteps";
+import { answerQuickInput, clickLens, commandWithInput, filesContaining, lensTitles, openWorkbench, toast } from "./userSteps";
 import { poll, Workbench } from "./workbench";
 
 /** Unique per run, so a hit can only come from this run. */
@@ -102,12 +102,7 @@ describe("Nexa in a real VS Code: a key set with the command reaches the provide
         "nexa.runs.providerSettings": { LOOP_BASE_URL: `http://127.0.0.1:${provider.port}/v1`, LOOP_MAX_RETRIES: "0" },
       },
     };
-    await server.installExtension(requiredEnv("NEXA_E2E_VSIX"), profile);
-    await server.start(profile);
-    const browser = await chromium.launch();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    bench = new Workbench(page);
-    await bench.open(server.url);
+    ({ page, bench } = await openWorkbench(server, chromium, profile));
   });
 
   after(async () => {

@@ -21,8 +21,9 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
-import { ChromiumBrowser, CodeServer, PROJECT_ROOT, requiredEnv, Screenshots } from "./codeServer";
+import { ChromiumBrowser, CodeServer, PROJECT_ROOT, Screenshots } from "./codeServer";
 import { describePids, survivors } from "./processes";
+import { openWorkbench } from "./userSteps";
 import { poll, Workbench } from "./workbench";
 
 const CLEAN_PATH = process.env["NEXA_E2E_CLEAN_PATH"] ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -115,12 +116,7 @@ describe("Nexa in a real VS Code: runs from the lenses, approval, Continue, tran
       `PROVIDER = "loopback"\nLOOPBACK_BASE_URL = "http://127.0.0.1:${provider.port}/v1"\nLOOPBACK_API_KEY = "test-key"\nMODEL = "slow-model"\n`,
     );
     const profile = { settings: {}, env: { PATH: CLEAN_PATH } };
-    await server.installExtension(requiredEnv("NEXA_E2E_VSIX"), profile);
-    await server.start(profile);
-    const browser = await chromium.launch();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    bench = new Workbench(page);
-    await bench.open(server.url);
+    ({ page, bench } = await openWorkbench(server, chromium, profile));
   });
 
   after(async () => {

@@ -18,7 +18,7 @@ import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { ChromiumBrowser, CodeServer, PROJECT_ROOT, requiredEnv, Screenshots } from "./codeServer";
 import { describePids, survivors } from "./processes";
-import { byPosition, checkProblems, clickLens, lensTitles, toast } from "./userSteps";
+import { byPosition, checkProblems, clickLens, lensTitles, openWorkbench, toast } from "./userSteps";
 import { poll, Workbench } from "./workbench";
 
 const CORPUS = resolve(process.env["NEXA_CORPUS"] ?? join(PROJECT_ROOT, "..", "shared", "corpus", "nexa-2.x"));
@@ -125,12 +125,7 @@ describe("Nexa in a real VS Code: Restricted Mode, then trusted", () => {
         "nexa.runs.providerSettings": { LOOP_BASE_URL: `http://127.0.0.1:9/${SETTINGS_MARKER}` },
       },
     };
-    await server.installExtension(requiredEnv("NEXA_E2E_VSIX"), profile);
-    await server.start(profile);
-    const browser = await chromium.launch();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    bench = new Workbench(page);
-    await bench.open(server.url);
+    ({ page, bench } = await openWorkbench(server, chromium, profile));
   });
 
   after(async () => {

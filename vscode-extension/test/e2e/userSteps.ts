@@ -8,11 +8,30 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { poll, type ProblemRow } from "./workbench";
+import { requiredEnv, type ChromiumBrowser, type CodeServer, type ProfileOptions } from "./codeServer";
+import { poll, Workbench, type ProblemRow } from "./workbench";
 
 /** Titles of the code lenses in the active editor. */
 export async function lensTitles(page: Page): Promise<string[]> {
   return page.locator(".editor-group-container.active .codelens-decoration a").allInnerTexts();
+}
+
+/**
+ * Installs the .vsix under test (NEXA_E2E_VSIX) into the profile, starts code-server with it
+ * and opens the workbench in a new Chromium page.
+ */
+export async function openWorkbench(
+  server: CodeServer,
+  chromium: ChromiumBrowser,
+  profile: ProfileOptions,
+): Promise<{ page: Page; bench: Workbench }> {
+  await server.installExtension(requiredEnv("NEXA_E2E_VSIX"), profile);
+  await server.start(profile);
+  const browser = await chromium.launch();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const bench = new Workbench(page);
+  await bench.open(server.url);
+  return { page, bench };
 }
 
 /** Clicks the code lens whose title contains `title`. */
