@@ -1,8 +1,9 @@
 """A minimal LSP client for benchmarks: JSON-RPC frames over a server's stdio.
 
 It decodes frames with :func:`json.loads` only (no lsprotocol conversion), and
-stamps each message when its frame has been read, so the figures measure the
-server and the pipe rather than a client library. Requests the server sends
+stamps each message when its frame has been read and decoded, so the figures
+measure the server, the pipe and a plain JSON decode rather than a client
+library's conversions; the decode time of each message is kept too. Requests the server sends
 are answered at once (``workspace/configuration`` with nulls, anything else
 with null).
 """
@@ -34,6 +35,11 @@ class RawClient:
         self._next_id = 1
         self._pending: dict[int, asyncio.Future[tuple[Any, float]]] = {}
         self.diagnostics: dict[tuple[str, int | None], float] = {}
+        self.last_diagnostics: dict[str, list[Any]] = {}  # the latest published list per URI
+        #: Seconds this client spent in ``json.loads`` of each published version's frame, and of
+        #: the last message read (part of every figure: a message is stamped once decoded).
+        self.diagnostics_decode: dict[tuple[str, int | None], float] = {}
+        self.last_decode = 0.0
         self._arrived = asyncio.Event()
         self.errors: list[str] = []
         self._reader = asyncio.create_task(self._read())
@@ -89,8 +95,10 @@ class RawClient:
                 if name.strip().lower() == "content-length":
                     length = int(value)
             body = await stdout.readexactly(length)
+            read = time.perf_counter()
             message = json.loads(body)
             arrived = time.perf_counter()
+            self.last_decode = arrived - read
             await self._dispatch(message, arrived)
 
     async def _dispatch(self, message: dict[str, Any], arrived: float) -> None:
@@ -111,6 +119,8 @@ class RawClient:
             await self._send({"jsonrpc": "2.0", "id": message["id"], "result": result})
         elif method == "textDocument/publishDiagnostics":
             self.diagnostics[(params["uri"], params.get("version"))] = arrived
+            self.last_diagnostics[params["uri"]] = params.get("diagnostics", [])
+            self.diagnostics_decode[(params["uri"], params.get("version"))] = self.last_decode
             self._arrived.set()
         elif method == "window/logMessage" and params.get("type") == 1:
             self.errors.append(params.get("message", ""))

@@ -22,6 +22,12 @@ driven the same way by a raw JSON-RPC client (``benchmarks/lsp_client.py``):
 * hover while a workspace scan (``workspace/diagnostic``) of a generated
   workspace runs (after one hover, so start-up loads are not counted).
 
+At each size the floor runs twice: bare (empty answers), and as the *same-payload
+floor*, sending the diagnostics, documentSymbol and semantic tokens nexa-lsp sent for
+that text, encoded once at its start-up: what delivering answers of that size costs
+(writing, the pipe, this client's ``json.loads``) without computing them. Its column
+is shown for the figures whose answers it copies.
+
 Settings are the defaults (migration hints on) except ``nexa.diagnostics.debounceMs``
 = 0, so the figures are the server's own work (an editor waits 150 ms more).
 It prints p50 / p95 of every figure and the ratio of the p50s to the floor's;
@@ -34,6 +40,7 @@ import argparse
 import asyncio
 import compileall
 import copy
+import json
 import os
 import statistics
 import sys
@@ -51,12 +58,16 @@ from benchmarks.synthetic import mixed_source  # noqa: E402
 SERVERS = {
     "nexa": [sys.executable, "-m", "nexa_lsp"],
     "floor": [sys.executable, str(ROOT / "benchmarks" / "floor_server.py")],
+    # the floor again, sending what nexa-lsp answered (NEXA_FLOOR_PAYLOAD, set per size)
+    "payload": [sys.executable, str(ROOT / "benchmarks" / "floor_server.py")],
 }
 #: ``initializationOptions``: the content of section ``nexa`` (the shape the server reads; the
 #: benchmark's client answers ``workspace/configuration`` with null, so these count).
 OPTIONS = {"diagnostics": {"debounceMs": 0}}
 #: Environment of the nexa-lsp process (``--server-path`` runs another checkout's package).
-SERVER_ENV: dict[str, dict[str, str] | None] = {"nexa": None, "floor": None}
+SERVER_ENV: dict[str, dict[str, str] | None] = {"nexa": None, "floor": None, "payload": None}
+#: What nexa-lsp answered at one size, for the same-payload floor (see ``floor_server.py``).
+Payload = dict[str, Any]
 PUSH_CAPABILITIES: dict[str, Any] = {
     "textDocument": {
         "synchronization": {"didSave": True},
@@ -85,6 +96,18 @@ PULL_CAPABILITIES["textDocument"]["diagnostic"] = {"relatedDocumentSupport": Fal
 PULL_CAPABILITIES["workspace"]["diagnostics"] = {"refreshSupport": False}
 
 Results = dict[str, list[float]]
+#: A report row: figure, nexa-lsp's values, the floor's, the same-payload floor's, unit.
+Row = tuple[str, list[float] | None, list[float] | None, list[float] | None, str]
+#: Figures the same-payload floor reports: those whose answer it copies from nexa-lsp.
+PAYLOAD_FIGURES = (
+    "open ->",
+    "flow edit",
+    "agent edit",
+    "tool edit",
+    "client json.loads",
+    "documentSymbol",
+    "semantic tokens full",
+)
 
 
 # ---------------------------------------------------------------------- places in the source
@@ -124,8 +147,16 @@ async def type_and_undo(doc: Document, offset: int, count: int, pull: bool = Fal
     return latencies
 
 
-async def timed(client: RawClient, method: str, params: Any, count: int) -> list[float]:
-    return [(await client.request(method, params))[1] for _ in range(count)]
+async def timed(
+    client: RawClient, method: str, params: Any, count: int, decode: list[float] | None = None
+) -> list[float]:
+    """Seconds to each of ``count`` answers; with ``decode``, this client's ``json.loads`` of each."""
+    out = []
+    for _ in range(count):
+        out.append((await client.request(method, params))[1])
+        if decode is not None:
+            decode.append(client.last_decode)
+    return out
 
 
 # ---------------------------------------------------------------------- scenarios
@@ -151,8 +182,9 @@ async def startup(name: str, runs: int) -> Results:
     return out
 
 
-async def push_size(name: str, lines: int, edits: int, requests: int) -> tuple[Results, bool]:
-    """Every push-session figure at one size; also whether semantic token deltas are served."""
+async def push_size(name: str, lines: int, edits: int, requests: int) -> tuple[Results, bool, Payload]:
+    """Every push-session figure at one size; also whether semantic token deltas are served, and
+    the answers for the unedited text (diagnostics, documentSymbol, semantic tokens full)."""
     text = mixed_source(lines)
     places = Places(text)
     client, caps = await start(name, PUSH_CAPABILITIES)
@@ -163,6 +195,10 @@ async def push_size(name: str, lines: int, edits: int, requests: int) -> tuple[R
     out["flow edit -> diagnostics"] = await type_and_undo(doc, places.flow_edit, edits)
     out["agent edit -> diagnostics"] = await type_and_undo(doc, places.agent_edit, edits)
     out["tool edit -> diagnostics"] = await type_and_undo(doc, places.tool_edit, edits)
+    out["client json.loads of the diagnostics"] = [
+        seconds for (uri, version), seconds in client.diagnostics_decode.items() if uri == doc.uri and version != 1
+    ]
+    payload: Payload = {"diagnostics": client.last_diagnostics.get(doc.uri, [])}
     ident = {"uri": doc.uri}
     out["completion"] = await timed(
         client, "textDocument/completion", {"textDocument": ident, "position": doc.position(places.statement)}, requests
@@ -177,9 +213,20 @@ async def push_size(name: str, lines: int, edits: int, requests: int) -> tuple[R
         await doc.replace(places.flow_edit, places.flow_edit + 1, "")
         await client.diagnostics_of(doc.uri, doc.version)
     out["hover, repeated"] = await timed(client, "textDocument/hover", hover, requests)
-    out["documentSymbol"] = await timed(client, "textDocument/documentSymbol", {"textDocument": ident}, requests)
+    out["client json.loads of documentSymbol"] = []
+    out["documentSymbol"] = await timed(
+        client,
+        "textDocument/documentSymbol",
+        {"textDocument": ident},
+        requests,
+        out["client json.loads of documentSymbol"],
+    )
+    payload["documentSymbol"], _seconds = await client.request("textDocument/documentSymbol", {"textDocument": ident})
     out["semantic tokens full"] = await timed(
         client, "textDocument/semanticTokens/full", {"textDocument": ident}, requests
+    )
+    payload["semanticTokens"], _seconds = await client.request(
+        "textDocument/semanticTokens/full", {"textDocument": ident}
     )
     full = caps.get("semanticTokensProvider", {}).get("full")
     delta_served = isinstance(full, dict) and bool(full.get("delta"))
@@ -195,18 +242,19 @@ async def push_size(name: str, lines: int, edits: int, requests: int) -> tuple[R
             previous = result.get("resultId") if isinstance(result, dict) else None
             out["semantic tokens delta after an edit"].append(seconds)
     await client.stop()
-    return out, delta_served
+    return out, delta_served, payload
 
 
-async def pull_size(name: str, lines: int, edits: int) -> Results:
+async def pull_size(name: str, lines: int, edits: int) -> tuple[Results, Payload]:
+    """The pulled-diagnostics figure at one size, and the report pulled for the unedited text."""
     text = mixed_source(lines)
     client, _caps = await start(name, PULL_CAPABILITIES)
     doc = Document(client, f"file:///bench/pull{lines}.nx", text)
     await doc.open()
-    await client.request("textDocument/diagnostic", {"textDocument": {"uri": doc.uri}})
+    pulled, _seconds = await client.request("textDocument/diagnostic", {"textDocument": {"uri": doc.uri}})
     out = {"flow edit -> pulled diagnostics": await type_and_undo(doc, Places(text).flow_edit, edits, pull=True)}
     await client.stop()
-    return out
+    return out, {"pulled": pulled}
 
 
 async def memory(name: str, lines: int) -> Results:
@@ -266,17 +314,28 @@ def shown(values: list[float] | None, scale: float) -> tuple[str, str]:
     return f"{p50:.1f}", (f"{p95:.1f}" if len(values) > 1 else "-")
 
 
-def report(rows: list[tuple[str, list[float] | None, list[float] | None, str]]) -> None:
+def ratio_of(values: list[float] | None, base: list[float] | None) -> str:
+    if not values or not base or statistics.median(base) <= 0:
+        return "-"
+    return f"{statistics.median(values) / statistics.median(base):.1f}x"
+
+
+def report(rows: list[Row]) -> None:
+    """The table: nexa-lsp, the bare floor and the same-payload floor (where it was measured)."""
     width = max(len(label) for label, *_ in rows) + 2
-    print(f"{'figure':<{width}} {'nexa p50':>10} {'nexa p95':>10} {'floor p50':>10} {'floor p95':>10} {'ratio':>7}")
-    for label, nexa, floor, unit in rows:
+    print(
+        f"{'figure':<{width}} {'nexa p50':>9} {'nexa p95':>9} {'floor p50':>9} {'floor p95':>9} {'ratio':>7}"
+        f" {'payload p50':>11} {'ratio':>7}"
+    )
+    for label, nexa, floor, same, unit in rows:
         scale = 1000.0 if unit == "ms" else 1.0
         n50, n95 = shown(nexa, scale)
         f50, f95 = shown(floor, scale)
-        ratio = "-"
-        if nexa and floor and statistics.median(floor) > 0:
-            ratio = f"{statistics.median(nexa) / statistics.median(floor):.1f}x"
-        print(f"{label + ' (' + unit + ')':<{width}} {n50:>10} {n95:>10} {f50:>10} {f95:>10} {ratio:>7}")
+        s50, _s95 = shown(same, scale)
+        print(
+            f"{label + ' (' + unit + ')':<{width}} {n50:>9} {n95:>9} {f50:>9} {f95:>9} {ratio_of(nexa, floor):>7}"
+            f" {s50:>11} {ratio_of(nexa, same):>7}"
+        )
 
 
 def compile_package(checkout: Path) -> str:
@@ -328,38 +387,42 @@ async def main() -> None:
     results: dict[str, Results] = {name: {} for name in SERVERS}
     delta: dict[str, bool] = {}
     began = time.perf_counter()
-    for name in SERVERS:
+    for name in ("nexa", "floor"):
         results[name].update(await startup(name, runs))
     if args.startup_only:
         sizes = []
+    payload_file = Path(tempfile.mkdtemp(prefix="nexa-bench-payload-")) / "payload.json"
     for lines in sizes:
         for name in SERVERS:
-            figures, delta[name] = await push_size(name, lines, edits, requests)
-            figures.update(await pull_size(name, lines, edits))
+            figures, delta[name], payload = await push_size(name, lines, edits, requests)
+            pulled, pulled_payload = await pull_size(name, lines, edits)
+            figures.update(pulled)
+            if name == "nexa":  # the same-payload floor of this size sends these answers
+                payload_file.write_text(json.dumps({**payload, **pulled_payload}), encoding="utf-8")
+                SERVER_ENV["payload"] = {**os.environ, "NEXA_FLOOR_PAYLOAD": str(payload_file)}
             for figure, values in figures.items():
-                results[name][f"{figure}, {lines} lines"] = values
+                if name != "payload" or figure.startswith(PAYLOAD_FIGURES):
+                    results[name][f"{figure}, {lines} lines"] = values
             print(f"  measured {lines} lines ({name}) at {time.perf_counter() - began:.0f} s", file=sys.stderr)
-    for name in SERVERS if sizes else ():
+    for name in ("nexa", "floor") if sizes else ():
         results[name].update(await memory(name, memory_lines))
         results[name].update(await hover_during_scan(name, files, 2000))
-    nexa, floor = results["nexa"], results["floor"]
-    rows: list[tuple[str, list[float] | None, list[float] | None, str]] = []
+    nexa, floor, same = results["nexa"], results["floor"], results["payload"]
+    rows: list[Row] = []
     for figure in nexa:
         unit = "MB" if "(MB)" in figure else ("s" if figure in ("workspace scan",) else "ms")
-        rows.append((figure.replace(" (MB)", ""), nexa.get(figure), floor.get(figure), unit))
+        rows.append((figure.replace(" (MB)", ""), nexa.get(figure), floor.get(figure), same.get(figure), unit))
     print()
     report(rows)
     if sizes and not delta.get("nexa"):
         print("semantic tokens delta: not served by nexa-lsp (no semanticTokensProvider.full.delta)")
     for kind in ("flow", "agent", "tool") if sizes else ():
-        first, last = (
-            nexa.get(f"{kind} edit -> diagnostics, {sizes[0]} lines"),
-            nexa.get(f"{kind} edit -> diagnostics, {sizes[-1]} lines"),
-        )
-        if first and last and len(sizes) > 1:
+        first, last = (f"{kind} edit -> diagnostics, {n} lines" for n in (sizes[0], sizes[-1]))
+        if len(sizes) > 1 and nexa.get(first) and nexa.get(last):
             print(
-                f"{kind} edit p50 at {sizes[-1]} / {sizes[0]} lines: "
-                f"{statistics.median(last) / statistics.median(first):.1f}x"
+                f"{kind} edit p50 at {sizes[-1]} / {sizes[0]} lines: nexa {ratio_of(nexa[last], nexa[first])}, "
+                f"floor {ratio_of(floor.get(last), floor.get(first))}, "
+                f"same-payload floor {ratio_of(same.get(last), same.get(first))}"
             )
     if "hover during the scan" in nexa:
         print(f"hover during the scan: {len(nexa['hover during the scan'])} hovers sent every 20 ms while it ran")
