@@ -36,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-import json
 import logging
 import sys
 import threading
@@ -55,7 +54,7 @@ from pygls.protocol.language_server import lsp_method
 from nexa_lsp import __version__
 from nexa_lsp.server import to_lsp
 from nexa_lsp.server.changes import DiagnosticChanges
-from nexa_lsp.server.chunked_lsp import EncodedJson
+from nexa_lsp.server.chunked_lsp import EncodedJson, encode_json
 from nexa_lsp.server.documents import Checked, DocumentState, DocumentStore, normal_path, path_of_uri
 from nexa_lsp.server.from_lsp import ClientFacts, client_facts
 from nexa_lsp.server.memory import IdleCollector
@@ -105,8 +104,10 @@ class NexaProtocol(LanguageServerProtocol):
     * pygls keeps no copy of the open documents (its ``workspace`` has none): the text
       sync handlers (``server/sync.py``) apply each change, with LSP line breaks, to the
       server's own buffer (``nexa_lsp.text.DocumentText``);
-    * an answer already encoded as JSON (``chunked_lsp.EncodedJson``: ``documentSymbol``,
-      joined from per-chunk encodings) is written without pygls' conversion.
+    * an answer already encoded as JSON (``chunked_lsp.EncodedJson``: ``documentSymbol`` and
+      full ``textDocument/diagnostic`` reports, joined from per-chunk encodings) and
+      ``publishDiagnostics`` params so encoded (:meth:`notify_encoded`) are written without
+      pygls' conversion, in compact JSON.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -137,7 +138,15 @@ class NexaProtocol(LanguageServerProtocol):
 
     def _send_encoded(self, msg_id: int | str, result: str) -> None:
         self._result_types.pop(msg_id, None)
-        body = f'{{"id": {json.dumps(msg_id)}, "result": {result}, "jsonrpc": "2.0"}}'
+        self._write_body(f'{{"id":{encode_json(msg_id)},"result":{result},"jsonrpc":"2.0"}}')
+
+    def notify_encoded(self, method: str, params: str) -> None:
+        """Send the notification ``method`` whose params are already encoded as JSON text
+        (``publishDiagnostics`` joined from per-chunk encodings), without pygls' conversion."""
+        self._write_body(f'{{"method":{encode_json(method)},"params":{params},"jsonrpc":"2.0"}}')
+
+    def _write_body(self, body: str) -> None:
+        """Frame and write one message's JSON text."""
         data = body.encode(self.CHARSET)
         if self._include_headers:
             header = f"Content-Length: {len(data)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
@@ -235,6 +244,12 @@ class NexaLanguageServer(LanguageServer):
             pass
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
+
+    def notify_encoded(self, method: str, params: str) -> None:
+        """Send a notification whose params are JSON text already (``NexaProtocol.notify_encoded``)."""
+        protocol = self.protocol
+        assert isinstance(protocol, NexaProtocol)
+        protocol.notify_encoded(method, params)
 
     # -- client facts
 

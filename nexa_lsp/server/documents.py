@@ -64,12 +64,14 @@ def uri_of_path(path: Path) -> str:
 
 @dataclass(slots=True, eq=False)
 class Checked:
-    """Diagnostics of one document version, in both forms."""
+    """Diagnostics of one document version, in both forms (and, when kept per chunk, the JSON
+    of the LSP form, which push and pull send as it is: ``chunked_lsp``)."""
 
     version: int | None
     diagnostics: list[Diagnostic]
     lsp: list[lsp.Diagnostic]
     result_id: str
+    items_json: str | None = None  # the JSON of ``lsp`` as list items (no brackets); None: not encoded
 
 
 @dataclass(slots=True, eq=False)

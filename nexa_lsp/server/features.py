@@ -11,7 +11,6 @@ answered before the ide, analysis and syntax layers load; the warm-up after
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,7 +115,7 @@ def register(server: NexaLanguageServer) -> None:
 
     def encode(symbols: Sequence[lsp.DocumentSymbol]) -> str:
         """The symbols as JSON list items, exactly as pygls would write them."""
-        return json.dumps([converter.unstructure(s) for s in symbols])[1:-1]
+        return chunked_lsp.encode_json([converter.unstructure(s) for s in symbols])[1:-1]
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbols(

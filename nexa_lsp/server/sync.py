@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import heapq
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,12 +73,24 @@ def base_diagnostics(
 
 
 def checked(
-    uri: str, version: int | None, source: SourceFile, diagnostics: list[Diagnostic], client: ClientFacts
+    uri: str,
+    version: int | None,
+    source: SourceFile,
+    diagnostics: list[Diagnostic],
+    client: ClientFacts,
+    provided: list[Diagnostic] | None = None,
 ) -> Checked:
-    """The findings sorted, converted for the client, and their result id."""
-    diagnostics.sort(key=lambda d: (d.span.start, d.span.end, d.code))
+    """The findings (``diagnostics`` sorted by position as :func:`check_source` sorts them, then
+    ``provided`` merged in), converted and encoded for the client, and their result id."""
+    if provided:
+        diagnostics = list(heapq.merge(diagnostics, sorted(provided, key=_position), key=_position))
     converted = chunked_lsp.chunked_diagnostics(diagnostics, uri, source, client)
-    return Checked(version, diagnostics, converted, _result_id(converted))
+    return Checked(version, diagnostics, converted.lsp, converted.result_id, converted.items_json)
+
+
+def _position(d: Diagnostic) -> tuple[int, int, str]:
+    """The order of the diagnostics (:func:`check_source`'s)."""
+    return (d.span.start, d.span.end, d.code)
 
 
 def provided_diagnostics(server: NexaLanguageServer, state: DocumentState, source: SourceFile) -> list[Diagnostic]:
@@ -104,8 +117,8 @@ def check(server: NexaLanguageServer, state: DocumentState) -> Checked:
     source = server.documents.parsed(state)
     settings = server.settings_for(state.uri)
     diagnostics, state.include_paths = base_diagnostics(source, state.path, server.documents.locate, settings)
-    diagnostics += provided_diagnostics(server, state, source)
-    state.checked = checked(state.uri, state.version, source, diagnostics, server.client)
+    provided = provided_diagnostics(server, state, source)
+    state.checked = checked(state.uri, state.version, source, diagnostics, server.client, provided)
     server.idle_collector.settle()
     _after_check(server)
     return state.checked
@@ -141,7 +154,11 @@ def publish(server: NexaLanguageServer, uri: str) -> None:
         return
     if checked.version != state.version:
         return
-    server.text_document_publish_diagnostics(to_lsp.publish_diagnostics(uri, checked.lsp, checked.version))
+    if checked.items_json is not None:
+        params = chunked_lsp.publish_diagnostics_json(uri, checked.items_json, checked.version)
+        server.notify_encoded(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
+    else:
+        server.text_document_publish_diagnostics(to_lsp.publish_diagnostics(uri, checked.lsp, checked.version))
 
 
 def schedule(server: NexaLanguageServer, state: DocumentState, delay_ms: int | None = None) -> None:
@@ -253,6 +270,10 @@ def register(server: NexaLanguageServer) -> None:
         return {"text": state.text, "version": state.version}
 
     @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, to_lsp.diagnostic_options(SECTION))
-    def document_diagnostic(params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
+    def document_diagnostic(
+        params: lsp.DocumentDiagnosticParams,
+    ) -> lsp.DocumentDiagnosticReport | chunked_lsp.EncodedJson:
         checked = check(server, document(server, params.text_document.uri))
+        if checked.items_json is not None and params.previous_result_id != checked.result_id:
+            return chunked_lsp.EncodedJson(chunked_lsp.full_report_json(checked.items_json, checked.result_id))
         return to_lsp.document_report(checked.lsp, checked.result_id, params.previous_result_id)

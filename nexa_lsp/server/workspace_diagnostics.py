@@ -187,7 +187,7 @@ class WorkspacePull:
         extra = provided_diagnostics(server, state, result.source)
         if not extra:
             return result.checked
-        return checked(result.uri, None, result.source, [*result.checked.diagnostics, *extra], server.client)
+        return checked(result.uri, None, result.source, result.checked.diagnostics, server.client, extra)
 
 
 def _unchanged(item: lsp.WorkspaceDocumentDiagnosticReport) -> bool:
