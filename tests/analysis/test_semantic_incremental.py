@@ -16,10 +16,12 @@ from collections.abc import Callable
 import pytest
 
 from benchmarks.synthetic import mixed_source
+from nexa_lsp.analysis import symbols
 from nexa_lsp.analysis.semantic import analysis_diagnostics, incremental, semantic_diagnostics
 from nexa_lsp.analysis.symbols import analyze, locator_from_resolver
 from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax import SourceFile, parse_source
+from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.diagnostics import Diagnostic
 from nexa_lsp.syntax.tree import Span
 from tests.edit_loops import body_edit, large_file_and_corpus_loop, small_workflow_loop
@@ -75,6 +77,8 @@ def _view(diagnostics: list[Diagnostic]) -> list[object]:
 
 def _checker(resolver: IncludeResolver | None = None) -> Callable[[SourceFile], None]:
     def check(source: SourceFile) -> None:
+        includes = [item for item in source.items if isinstance(item, t.Include)]
+        assert [item for item in symbols._header_items(source) if isinstance(item, t.Include)] == includes
         kept = _view(semantic_diagnostics(source, resolver))
         locate = locator_from_resolver(resolver) if resolver is not None else None
         fresh = _view(analysis_diagnostics(analyze(parse_source(source.text), None, locate)))

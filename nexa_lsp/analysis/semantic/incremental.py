@@ -32,6 +32,7 @@ from nexa_lsp.analysis.symbols import (
     NameRef,
     analyze,
     chunk_facts,
+    chunk_window,
     locator_from_resolver,
 )
 from nexa_lsp.analysis.workspace import IncludeResolver
@@ -204,13 +205,7 @@ def _update(state: _State, analysis: Analysis) -> _State | None:
     """``state`` updated in place to ``analysis``'s file, or None when the edit changed
     more than a few chunks or the declared names or kinds."""
     old, new = state.source.chunks, analysis.source.chunks
-    limit = min(len(old), len(new))
-    head = 0
-    while head < limit and old[head] is new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[len(old) - 1 - tail] is new[len(new) - 1 - tail]:
-        tail += 1
+    head, tail = chunk_window(state.source, analysis.source)
     if len(old) + len(new) - 2 * (head + tail) > _WINDOW:
         return None
     gone, came = old[head : len(old) - tail], new[head : len(new) - tail]
