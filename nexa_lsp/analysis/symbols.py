@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import takewhile
+from operator import is_
 from pathlib import Path
 
 from nexa_lsp.analysis.name_collector import NameCollector
@@ -176,17 +178,27 @@ def _join_all(source: SourceFile) -> _Join:
     return _Join(source, result, ref_counts, local_counts)
 
 
+_WINDOW_MEMO: list[tuple[SourceFile, SourceFile, tuple[int, int]]] = []
+
+
+def chunk_window(old: SourceFile, new: SourceFile) -> tuple[int, int]:
+    """How many chunks ``old`` and ``new`` share (the same objects) at the start and at the
+    end; the chunks between are the ones an edit changed. The last answer is kept."""
+    if _WINDOW_MEMO and _WINDOW_MEMO[0][0] is old and _WINDOW_MEMO[0][1] is new:
+        return _WINDOW_MEMO[0][2]
+    before, after = old.chunks, new.chunks
+    head = len(list(takewhile(bool, map(is_, before, after))))  # in C: this runs on every edit
+    tail = len(list(takewhile(bool, map(is_, reversed(before), reversed(after)))))
+    window = head, min(tail, min(len(before), len(after)) - head)
+    _WINDOW_MEMO[:] = [(old, new, window)]
+    return window
+
+
 def _join_edit(previous: _Join, source: SourceFile) -> _Join | None:
     """``source``'s symbols from ``previous`` when only a few chunks changed and those
     declare the same names in the same order; None otherwise."""
     old, new = previous.source.chunks, source.chunks
-    limit = min(len(old), len(new))
-    head = 0
-    while head < limit and old[head] is new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[len(old) - 1 - tail] is new[len(new) - 1 - tail]:
-        tail += 1
+    head, tail = chunk_window(previous.source, source)
     if len(old) + len(new) - 2 * (head + tail) > _JOIN_WINDOW:
         return None
     gone = [chunk_facts(c) for c in old[head : len(old) - tail]]
@@ -384,7 +396,7 @@ def analyze(source: SourceFile, path: Path | None = None, locate: IncludeLocator
     """
     own = file_symbols(source)
     includes: list[IncludedFile] = []
-    for item in source.items:
+    for item in _header_items(source):
         if not isinstance(item, t.Include) or not item.name:
             continue
         if item.name.endswith(SECRETS_SUFFIX):
@@ -403,7 +415,10 @@ def analyze(source: SourceFile, path: Path | None = None, locate: IncludeLocator
         if [i.path for i in previous.includes] == [i.path for i in includes]:
             _ANALYSIS_MEMO.move_to_end(key)
             return previous
-    scope: dict[str, list[Symbol]] = dict(own.symbols)  # the file's own lists are shared, never changed
+    # the file's own dict and lists are shared, never changed (a copy only when includes add names)
+    scope: dict[str, list[Symbol]] = own.symbols
+    if any(inc.symbols is not None for inc in includes):
+        scope = dict(own.symbols)
     include_facts: list[tuple[str, str, int | None, bool]] = []
     for inc in includes:
         include_facts.append(
@@ -420,6 +435,17 @@ def analyze(source: SourceFile, path: Path | None = None, locate: IncludeLocator
     while len(_ANALYSIS_MEMO) > _MEMO_SIZE:
         _ANALYSIS_MEMO.popitem(last=False)
     return analysis
+
+
+def _header_items(source: SourceFile) -> Iterator[t.TopItem]:
+    """The items of the chunks that hold version / include / use items (every item when
+    the parse did not list those chunks)."""
+    headers = source._header_chunks
+    if headers is None:
+        yield from source.items
+        return
+    for chunk in headers:
+        yield from chunk.items
 
 
 def is_identifier(text: str) -> bool:

@@ -7,7 +7,6 @@ body re-checks that body only.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from types import ModuleType
 
 from nexa_lsp.analysis.semantic.common import change_fix, did_you_mean, wrong_kind
@@ -35,14 +34,11 @@ from nexa_lsp.analysis.symbols import (
     ChunkCache,
     NameRef,
     RefRole,
-    analyze,
     chunk_facts,
-    locator_from_resolver,
 )
-from nexa_lsp.analysis.workspace import IncludeResolver
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.diagnostics import Diagnostic, Fix, Severity
-from nexa_lsp.syntax.source import ParsedChunk, SourceFile
+from nexa_lsp.syntax.source import ParsedChunk
 
 # ---------------------------------------------------------------------- per-chunk property checks
 
@@ -131,44 +127,65 @@ def _is_problem(analysis: Analysis, ref: NameRef) -> bool:
     return symbol is None or symbol.kind not in rule.KINDS
 
 
-def _problem_refs(analysis: Analysis) -> Iterator[NameRef]:
-    """References that are undefined or of the wrong kind. Per chunk, the answer is kept
-    until a declared name or kind changes, so an edit inside a body re-checks that body only."""
-    signature = analysis.signature
-    for chunk in analysis.source.chunks:
-        memo = _REF_PROBLEMS.get(chunk)
-        if memo.signature != signature:
-            memo.problems = [ref for ref in chunk_facts(chunk).refs if _is_problem(analysis, ref)]
-            memo.signature = signature
-        yield from memo.problems
+def chunk_problem_refs(analysis: Analysis, chunk: ParsedChunk) -> list[NameRef]:
+    """The references of ``chunk`` that are undefined or of the wrong kind. The answer is
+    kept until a declared name or kind changes, so an edit inside a body re-checks that body only."""
+    memo = _REF_PROBLEMS.get(chunk)
+    if memo.signature != analysis.signature:
+        memo.problems = [ref for ref in chunk_facts(chunk).refs if _is_problem(analysis, ref)]
+        memo.signature = analysis.signature
+    return memo.problems
+
+
+def reference_diagnostic(analysis: Analysis, ref: NameRef) -> Diagnostic | None:
+    """The diagnostic of a problem reference (None when its role has no wrong-kind rule)."""
+    symbol = analysis.lookup(ref.name)
+    if symbol is None:
+        return _undefined(analysis, ref)
+    rule = _WRONG_KIND.get(ref.role)
+    return wrong_kind(rule.CODE, rule.MESSAGE, ref, symbol) if rule is not None else None
 
 
 def _reference_diagnostics(analysis: Analysis) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    for ref in _problem_refs(analysis):
-        symbol = analysis.lookup(ref.name)
-        if symbol is None:
-            out.append(_undefined(analysis, ref))
-            continue
-        rule = _WRONG_KIND.get(ref.role)
-        if rule is not None:
-            out.append(wrong_kind(rule.CODE, rule.MESSAGE, ref, symbol))
+    for chunk in analysis.source.chunks:
+        for ref in chunk_problem_refs(analysis, chunk):
+            found = reference_diagnostic(analysis, ref)
+            if found is not None:
+                out.append(found)
     return out
+
+
+def declaration_diagnostics(analysis: Analysis, name: str, included: bool) -> list[Diagnostic]:
+    """NX110 for ``name`` declared twice, NX111 when an included file declares it too
+    (asked only when ``included``: some include brought declarations)."""
+    decls = analysis.file.declarations.get(name)
+    if not decls:
+        return []
+    out = nx110_duplicate_declaration.diagnostics(name, decls) if len(decls) > 1 else []
+    if included:
+        hidden = nx111_hides_included.diagnostic(analysis, name, decls[0])
+        if hidden is not None:
+            out.append(hidden)
+    return out
+
+
+def has_included_declarations(analysis: Analysis) -> bool:
+    return any(inc.symbols is not None for inc in analysis.includes)
 
 
 def _declaration_diagnostics(analysis: Analysis) -> list[Diagnostic]:
-    """NX110 for names declared twice, NX111 for names an included file declares too (only
-    asked when an include brought declarations: the pass is over every name of the file)."""
+    """NX110 and NX111 of every declared name, in declaration order."""
     out: list[Diagnostic] = []
-    included = any(inc.symbols is not None for inc in analysis.includes)
-    for name, decls in analysis.file.declarations.items():
-        if len(decls) > 1:
-            out.extend(nx110_duplicate_declaration.diagnostics(name, decls))
-        if included:
-            hidden = nx111_hides_included.diagnostic(analysis, name, decls[0])
-            if hidden is not None:
-                out.append(hidden)
+    included = has_included_declarations(analysis)
+    for name in analysis.file.declarations:
+        out.extend(declaration_diagnostics(analysis, name, included))
     return out
+
+
+def property_diagnostics(chunk: ParsedChunk) -> list[Diagnostic]:
+    """The property checks of one chunk (cached while the chunk is reused)."""
+    return _PROPERTY_DIAGNOSTICS.get(chunk)
 
 
 def analysis_diagnostics(analysis: Analysis) -> list[Diagnostic]:
@@ -181,9 +198,3 @@ def analysis_diagnostics(analysis: Analysis) -> list[Diagnostic]:
     out.extend(_reference_diagnostics(analysis))
     out.extend(nx130_unused_tool.diagnostics(analysis))
     return out
-
-
-def semantic_diagnostics(source: SourceFile, includes: IncludeResolver | None = None) -> list[Diagnostic]:
-    """Diagnostics that need names resolved across the file and its includes."""
-    locate = locator_from_resolver(includes) if includes is not None else None
-    return analysis_diagnostics(analyze(source, None, locate))

@@ -20,12 +20,36 @@ No fix: add it to an agent's `uses`, or remove it.
 
 from __future__ import annotations
 
-from nexa_lsp.analysis.symbols import Analysis, DeclKind
+from nexa_lsp.analysis.symbols import Analysis, DeclKind, Symbol
 from nexa_lsp.syntax import tree as t
 from nexa_lsp.syntax.diagnostics import CodeInfo, Diagnostic, Severity
 
 CODE = "NX130"
 INFO = CodeInfo("unused tool", Severity.WARNING, "declarations")
+
+
+def is_auto_attach(symbol: Symbol) -> bool:
+    """Whether ``symbol`` is an agent without `uses` (it attaches every `@tool` function)."""
+    return isinstance(symbol.decl, t.AgentDecl) and not symbol.decl.uses
+
+
+def unused(tool: t.Decl) -> Diagnostic:
+    return Diagnostic(
+        CODE,
+        f"tool `{tool.name}` is never used: no agent lists it after `uses` and no flow calls it",
+        tool.name_span,
+        Severity.WARNING,
+        unnecessary=True,
+    )
+
+
+def is_reported(tool: t.Decl, used: bool, auto_attach: bool) -> bool:
+    """Whether a tool of a file with agents is unused (``used``: its name is referenced)."""
+    return (
+        isinstance(tool, t.ToolDecl | t.ToolFunction)
+        and not used
+        and not (auto_attach and isinstance(tool, t.ToolFunction))
+    )
 
 
 def diagnostics(analysis: Analysis) -> list[Diagnostic]:
@@ -40,18 +64,5 @@ def diagnostics(analysis: Analysis) -> list[Diagnostic]:
     for inc in analysis.includes:
         if inc.symbols is not None:
             used.update(ref.name for ref in inc.symbols.refs)
-    auto_attach = any(isinstance(s.decl, t.AgentDecl) and not s.decl.uses for s in agents)
-    out: list[Diagnostic] = []
-    for tool in tools:
-        if tool.name in used or (auto_attach and isinstance(tool, t.ToolFunction)):
-            continue
-        out.append(
-            Diagnostic(
-                CODE,
-                f"tool `{tool.name}` is never used: no agent lists it after `uses` and no flow calls it",
-                tool.name_span,
-                Severity.WARNING,
-                unnecessary=True,
-            )
-        )
-    return out
+    auto_attach = any(is_auto_attach(s) for s in agents)
+    return [unused(tool) for tool in tools if is_reported(tool, tool.name in used, auto_attach)]
