@@ -44,10 +44,13 @@ class Splice:
     """Where an analysis was spliced into its predecessor: the units ``start:end`` and the
     findings ``found_start:found_end`` of ``previous`` were replaced by ``units`` units."""
 
-    __slots__ = ("found_end", "found_start", "previous", "units")
+    __slots__ = ("end", "found_end", "found_start", "previous", "start", "units")
 
-    def __init__(self, previous: Analysis, found_start: int, found_end: int, units: list[list[Finding]]) -> None:
+    def __init__(
+        self, previous: Analysis, span: tuple[int, int], found_start: int, found_end: int, units: list[list[Finding]]
+    ) -> None:
         self.previous = previous
+        self.start, self.end = span
         self.found_start = found_start
         self.found_end = found_end
         self.units = units
@@ -100,6 +103,8 @@ def _splice(previous: Analysis, source: SourceFile) -> Analysis | None:
     program = Program(source)
     if program.base is not old or program.stamp is not old.stamp or old.source is not previous.source:
         return None
+    if source.path is not previous.source.path:
+        return None  # every rule reads the path
     head, tail = program.diff
     old_chunks, new_chunks = previous.source.chunks, source.chunks
     gone = old_chunks[head : len(old_chunks) - tail]
@@ -168,5 +173,5 @@ def _splice(previous: Analysis, source: SourceFile) -> Analysis | None:
         new_basis,
     )
     _SPLICES.clear()
-    _SPLICES[id(analysis)] = (analysis, Splice(previous, found_start, found_end, units))
+    _SPLICES[id(analysis)] = (analysis, Splice(previous, (start, end), found_start, found_end, units))
     return analysis
