@@ -52,6 +52,17 @@ _VARIANTS = 4  # walks kept per unit (one per entry history seen in the rounds)
 _NAME_KINDS = frozenset({"agent", "flow"})
 
 EntryExt = dict[str, frozenset[tuple[str, str]]]
+#: flow -> its calls in source order, with the walk each is in.
+Callers = dict[str, list[tuple[FlowCall, Walker]]]
+
+
+def callers_of(walks: Sequence[Walker]) -> Callers:
+    """The calls of every flow in ``walks`` (in order)."""
+    out: Callers = {}
+    for walk in walks:
+        for call in walk.flow_calls.values():
+            out.setdefault(call.flow, []).append((call, walk))
+    return out
 
 
 class WalkEnv:
@@ -95,11 +106,11 @@ class _ChunkState:
 
     units: list[UnitSpec]
     walks: list[list[Walker]]
-    findings: list[_KeptFindings | None]
+    findings: list[KeptFindings | None]
 
 
 @dataclass(eq=False, slots=True)
-class _KeptFindings:
+class KeptFindings:
     walk: Walker
     reads: dict[tuple[str, str], object]
     findings: list[Finding]
@@ -115,18 +126,20 @@ def _chunk_state(chunk: ParsedChunk) -> _ChunkState:
 _STATES: ChunkCache[_ChunkState] = ChunkCache(_chunk_state)
 
 
-class _FileFacts:
+def chunk_state(chunk: ParsedChunk) -> _ChunkState:
+    """The units of ``chunk`` with their kept walks and findings."""
+    return _STATES.get(chunk)
+
+
+class SourceFacts:
     """What the rules may ask about the rest of the file (``context.FileFacts``)."""
 
-    def __init__(self, source: SourceFile, program: Program, walks: list[Walker]) -> None:
+    def __init__(self, source: SourceFile, program: Program, callers: Callers) -> None:
         self.lines = LineNumbers(source)
         self.path = source.path
         self.text = source.text
         self.program = program
-        self._callers: dict[str, list[tuple[FlowCall, Walker]]] = {}
-        for walk in walks:
-            for call in walk.flow_calls.values():
-                self._callers.setdefault(call.flow, []).append((call, walk))
+        self._callers = callers
 
     def agent_facts(self, agent: str) -> AgentFacts:
         return self.program.agent_facts(agent)
@@ -168,10 +181,25 @@ class Analysis:
     too_deep: bool = False
     units: list[list[Finding]] = field(default_factory=list)  # the findings of each unit, in order
     #: Per unit, what is kept with its findings (None when nothing is kept: ``use_cache`` off).
-    kept: list[_KeptFindings | None] = field(default_factory=list)
+    kept: list[KeptFindings | None] = field(default_factory=list)
+    #: What a later version can be spliced from (``splice``): None without ``use_cache``.
+    basis: Basis | None = None
 
 
-def _walk(state: _ChunkState, index: int, chunk: ParsedChunk, env: WalkEnv, use_cache: bool) -> Walker:
+@dataclass(eq=False, slots=True)
+class Basis:
+    """The walks of an analysis and what they were walked with."""
+
+    program: Program
+    walks: list[Walker]  # per unit, in order
+    chunk_units: list[int]  # units per chunk of the source
+    entry_ext: EntryExt  # the entry histories the walks were made with
+    callers: Callers
+    unit_findings: list[Finding]  # the findings of every unit, in order (NXM004 left out)
+    rendered_reads: int  # units whose findings read a rendered message (line numbers)
+
+
+def walk_unit(state: _ChunkState, index: int, chunk: ParsedChunk, env: WalkEnv, use_cache: bool) -> Walker:
     variants = state.walks[index]
     if use_cache:
         for walk in variants:
@@ -217,7 +245,7 @@ def _entry_ext(program: Program, walks: list[Walker]) -> EntryExt:
     return out
 
 
-def unit_findings(walk: Walker, facts: _FileFacts) -> tuple[list[Finding], dict[tuple[str, str], object]]:
+def unit_findings(walk: Walker, facts: SourceFacts) -> tuple[list[Finding], dict[tuple[str, str], object]]:
     """The findings of one walked unit, and what the rules read to make them."""
     ctx = RuleContext(walk, facts)
     findings: list[Finding] = []
@@ -252,10 +280,11 @@ def analyse(source: SourceFile, use_cache: bool = True, included: Sequence[Sourc
     try:
         entry_ext: EntryExt = {}
         walks: list[tuple[_ChunkState, int, Walker]] = []
+        env = WalkEnv(program, entry_ext)
         for _round in range(_ROUNDS):
             env = WalkEnv(program, entry_ext)
             walks = [
-                (state, index, _walk(state, index, chunk, env, use_cache))
+                (state, index, walk_unit(state, index, chunk, env, use_cache))
                 for chunk, state in chunks
                 for index in range(len(state.units))
             ]
@@ -263,9 +292,10 @@ def analyse(source: SourceFile, use_cache: bool = True, included: Sequence[Sourc
             if new_entry == entry_ext:
                 break
             entry_ext = new_entry
-        facts = _FileFacts(source, program, [walk for _state, _index, walk in walks])
+        callers = callers_of([walk for _state, _index, walk in walks])
+        facts = SourceFacts(source, program, callers)
         per_unit: list[list[Finding]] = []
-        per_kept: list[_KeptFindings | None] = []
+        per_kept: list[KeptFindings | None] = []
         for state, index, walk in walks:
             kept = state.findings[index]
             if kept is not None and kept.walk is walk and facts.still(kept.reads, kept.stamp):
@@ -274,7 +304,7 @@ def analyse(source: SourceFile, use_cache: bool = True, included: Sequence[Sourc
                 per_kept.append(kept)
                 continue
             found, reads = unit_findings(walk, facts)
-            kept = _KeptFindings(walk, reads, found, program.stamp) if use_cache else None
+            kept = KeptFindings(walk, reads, found, program.stamp) if use_cache else None
             if use_cache:
                 state.findings[index] = kept
             per_unit.append(found)
@@ -283,13 +313,42 @@ def analyse(source: SourceFile, use_cache: bool = True, included: Sequence[Sourc
         return Analysis(source, [], [], too_deep=True)
     # units lie in source order and keep their findings sorted, so the list is sorted
     findings = [f for unit in per_unit for f in unit]
+    basis = None
+    if use_cache:
+        basis = Basis(
+            program,
+            [walk for _state, _index, walk in walks],
+            [len(state.units) for _chunk, state in chunks],
+            env.entry_ext,
+            callers,
+            findings,
+            sum(1 for kept in per_kept if kept is not None and reads_rendered(kept.reads)),
+        )
+    return finish(source, program, findings, per_unit, per_kept, basis)
+
+
+def reads_rendered(reads: dict[tuple[str, str], object]) -> bool:
+    """Did the rules read a rendered message (whose line numbers move with edits above)?"""
+    return any(kind == "rendered" for kind, _name in reads)
+
+
+def finish(
+    source: SourceFile,
+    program: Program,
+    unit_found: list[Finding],
+    per_unit: list[list[Finding]],
+    per_kept: list[KeptFindings | None],
+    basis: Basis | None,
+) -> Analysis:
+    """The analysis of the units' (sorted, in order) findings, with the NXM004 ones."""
+    findings = unit_found
     if source.path is VersionPath.COMPAT_24:
         approvals = nxm004_approval_on_24.findings(program)
         if approvals:
-            findings.extend(approvals)
+            findings = [*findings, *approvals]
             findings.sort(key=lambda f: (f.span.start, f.span.end, f.code))
     notes = nxm004_approval_on_24.approval_notes(program)
-    return Analysis(source, findings, notes, units=per_unit, kept=per_kept)
+    return Analysis(source, findings, notes, units=per_unit, kept=per_kept, basis=basis)
 
 
-__all__ = ["Analysis", "analyse"]
+__all__ = ["Analysis", "Basis", "analyse"]

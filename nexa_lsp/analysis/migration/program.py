@@ -173,6 +173,10 @@ class Program:
         global _LAST
         self.source = source
         self.included = list(included)
+        #: The previous version's program this one was updated from, and how many chunks at
+        #: the head and the tail the two share (None when every chunk was read).
+        self.base: Program | None = None
+        self.diff: tuple[int, int] = (0, 0)
         last = _LAST
         if not (incremental and not self.included and last is not None and self._update(last)):
             self._read_all()
@@ -190,6 +194,11 @@ class Program:
         self._approval_names: set[str] = set()
         self._flow_runs: dict[str, frozenset[str]] = {}
         self._name_sets: list[frozenset[str]] | None = None
+        base = self.base
+        if base is not None and base.stamp is self.stamp:
+            # the same stamp: the same tools, approvals and declared names (``agent_facts``)
+            self._tools_key = base._tools_key
+            self._approval_names = base._approval_names
 
     def _read_all(self) -> None:
         self.agents: dict[str, t.AgentDecl] = {}
@@ -274,6 +283,8 @@ class Program:
         middle = [_DECLARED.get(chunk) for chunk, declares in zip(came, came_declares, strict=True) if declares]
         self._declaring = last._declaring[:before] + middle + last._declaring[len(last._declaring) - after :]
         self._own_declares = flags[:head] + came_declares + flags[len(flags) - tail :]
+        self.base = last
+        self.diff = (head, tail)
         return True
 
     def agent_facts(self, agent: str) -> AgentFacts:
@@ -309,6 +320,16 @@ class Program:
             _AGENT_FACTS.clear()
         _AGENT_FACTS[id(decl)] = (decl, self._tools_key, facts)
         return facts
+
+    def share_flow_runs(self, other: Program) -> None:
+        """Answer ``flow_runs`` from ``other``'s table: the caller knows both programs have the
+        same flows and agents and every flow names the same agents and flows."""
+        self._flow_runs = other._flow_runs
+
+    def share_names(self, other: Program) -> None:
+        """Answer ``name_taken`` like ``other``: the caller knows the same names are taken."""
+        if other._name_sets is not None:
+            self._name_sets = other._name_sets
 
     def name_taken(self, name: str) -> bool:
         """Does the file declare, bind or read ``name`` anywhere?"""
