@@ -15,19 +15,31 @@ unreadable, corrupt or foreign file reads as "no cache" (the caller builds the p
 and writes it again); an unwritable folder only means the next start builds it too.
 Loading accepts only Lark's own classes (and ``functools.partial``), so a file that
 is not one of ours cannot run code.
+
+Lark compiles its lexers' regular expressions on first use (one alternation per
+contextual-lexer state), and Python's ``re`` parses and compiles each in Python: ~15 ms
+of a first parse. So the pickle also carries the compiled form (the ``_sre`` code) of
+every pattern the lexers can ask for, and a loaded parser's ``re`` is a
+:class:`PrecompiledRe` that hands them to ``_sre.compile`` directly; a pattern it has no
+code for (or whose stored code fails) is compiled by ``re`` as usual. The codes are
+only stored when the pattern built from them equals ``re.compile``'s (``re.Pattern``
+equality compares the code), and the key holds the Python version they belong to.
 """
 
 from __future__ import annotations
 
+import _sre  # type: ignore[import-not-found]
 import contextlib
 import hashlib
 import io
 import logging
 import os
 import pickle
+import re
 import sys
 import tempfile
 import types
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +48,7 @@ from lark import Lark
 from lark.parsers import lalr_analysis
 
 #: Bump when what is pickled (or how) changes.
-FORMAT = "1"
+FORMAT = "2"
 
 _MODULES = {"re"}  # modules a pickled parser may refer to (Lark's lexer configuration holds ``re``)
 _ACTIONS = {"Shift": lalr_analysis.Shift, "Reduce": lalr_analysis.Reduce}
@@ -53,12 +65,104 @@ def cache_key(grammar_files: list[Path]) -> str:
     return digest.hexdigest()[:24]
 
 
+#: (pattern, flags) -> (the pattern's flags, its code as ``array("I")`` bytes, groups, groupindex, indexgroup).
+Codes = dict[tuple[str, int], tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]]]
+
+
+class PrecompiledRe:
+    """Stands in for the ``re`` module in a loaded parser: compiles the patterns it has codes for in C."""
+
+    def __init__(self, codes: Codes | None = None) -> None:
+        self.codes: Codes = codes or {}
+        self._compiled: dict[tuple[str, int], re.Pattern[str]] = {}
+
+    def compile(self, pattern: str, flags: int = 0) -> re.Pattern[str]:
+        """``re.compile(pattern, flags)``, from the stored code when there is one."""
+        key = (pattern, flags)
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            compiled = _from_code(pattern, self.codes.get(key)) or re.compile(pattern, flags)
+            self._compiled[key] = compiled
+        return compiled
+
+    def match(self, pattern: str, string: str, flags: int = 0) -> re.Match[str] | None:
+        """``re.match``."""
+        return self.compile(pattern, flags).match(string)
+
+    def __getattr__(self, name: str) -> Any:  # flags, escape, ...: the real module's
+        return getattr(re, name)
+
+
+def _from_code(pattern: str, entry: tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]] | None) -> Any:
+    if entry is None:
+        return None
+    flags, code, groups, groupindex, indexgroup = entry
+    try:
+        return _sre.compile(pattern, flags, array("I", code).tolist(), groups, groupindex, indexgroup)
+    except Exception:  # not this Python's code after all: ``re`` compiles it
+        return None
+
+
+def _code_of(pattern: str, flags: int) -> tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]] | None:
+    """What ``re.compile`` hands ``_sre.compile`` for ``pattern``, if rebuilding from it gives the same pattern."""
+    try:
+        parsed = re._parser.parse(pattern, flags)
+        code = re._compiler._code(parsed, flags)  # type: ignore[attr-defined]
+        groupindex = dict(parsed.state.groupdict)
+        indexgroup: list[str | None] = [None] * parsed.state.groups
+        for name, index in groupindex.items():
+            indexgroup[index] = name
+        entry = (
+            flags | parsed.state.flags,
+            array("I", code).tobytes(),
+            parsed.state.groups - 1,
+            groupindex,
+            tuple(indexgroup),
+        )
+        if _from_code(pattern, entry) == re.compile(pattern, flags):
+            return entry
+    except Exception:  # an internal of ``re`` that changed: no stored code, ``re`` compiles it on load
+        pass
+    return None
+
+
+class _RecordingRe(PrecompiledRe):
+    """``re`` for a copy of the parser whose lexers are built only to learn their patterns."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: set[tuple[str, int]] = set()
+
+    def compile(self, pattern: str, flags: int = 0) -> re.Pattern[str]:
+        self.asked.add((pattern, flags))
+        return re.compile(pattern, flags)
+
+
+def _lexer_codes(parser: Lark) -> Codes:
+    """The codes of every pattern ``parser``'s lexers compile, learnt from a copy with all of them built."""
+    recording = _RecordingRe()
+    out = io.BytesIO()
+    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(parser)
+    copy = _Unpickler(io.BytesIO(out.getvalue()), recording).load()
+    lexer = copy.parser.lexer
+    for basic in [getattr(lexer, "root_lexer", lexer), *getattr(lexer, "lexers", {}).values()]:
+        basic.scanner  # noqa: B018  # builds it: the patterns and the "unless" checks
+    codes: Codes = {}
+    for key in recording.asked:
+        entry = _code_of(*key)
+        if entry is not None:
+            codes[key] = entry
+    return codes
+
+
 class _Pickler(pickle.Pickler):
     def persistent_id(self, obj: Any) -> tuple[str, str] | None:
         if obj is lalr_analysis.Shift:
             return ("action", "Shift")
         if obj is lalr_analysis.Reduce:
             return ("action", "Reduce")
+        if isinstance(obj, PrecompiledRe):
+            return ("module", "re")
         if isinstance(obj, types.ModuleType):
             if obj.__name__ not in _MODULES:
                 raise pickle.PicklingError(f"a parser refers to module {obj.__name__}")
@@ -67,12 +171,16 @@ class _Pickler(pickle.Pickler):
 
 
 class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, re_module: PrecompiledRe) -> None:
+        super().__init__(file)
+        self.re_module = re_module
+
     def persistent_load(self, pid: Any) -> Any:
         match pid:
             case ("action", str(name)) if name in _ACTIONS:
                 return _ACTIONS[name]
-            case ("module", str(name)) if name in _MODULES:
-                return sys.modules.get(name) or __import__(name)
+            case ("module", "re"):
+                return self.re_module
         raise pickle.UnpicklingError(f"unknown reference {pid!r}")
 
     def find_class(self, module: str, name: str) -> Any:
@@ -84,14 +192,16 @@ class _Unpickler(pickle.Unpickler):
 def dumps(parser: Lark, key: str) -> bytes:
     """``parser`` with ``key`` as bytes (build it fresh: before its first parse, no lexer scanners yet)."""
     out = io.BytesIO()
-    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump((key, parser))
+    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump((key, _lexer_codes(parser), parser))
     return out.getvalue()
 
 
 def loads(data: bytes, key: str) -> Lark | None:
     """The parser in ``data`` if it was stored under ``key``, else None (never raises)."""
+    re_module = PrecompiledRe()
     try:
-        stored_key, parser = _Unpickler(io.BytesIO(data)).load()
+        stored_key, codes, parser = _Unpickler(io.BytesIO(data), re_module).load()
+        re_module.codes = codes if isinstance(codes, dict) else {}
     except Exception as exc:  # corrupt, truncated, foreign: build the parser instead
         log.debug("ignoring a parser cache: %s", exc)
         return None

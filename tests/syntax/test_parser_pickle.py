@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -161,3 +162,20 @@ def test_changing_a_grammar_file_changes_the_pickle_file(tmp_path: Path, monkeyp
     common.write_text(common.read_text(encoding="utf-8") + "\n// changed\n", encoding="utf-8")
     after = {path: grammar.pickled_parser_file(path) for path in VersionPath}
     assert all(before[path] != after[path] for path in VersionPath)
+
+
+def test_the_stored_regex_codes_compile_to_the_patterns_re_compiles() -> None:
+    lark = grammar.build_lark(VersionPath.NEXA_30, use_cache=False)
+    codes = parser_cache._lexer_codes(lark)
+    assert len(codes) > 50
+    precompiled = parser_cache.PrecompiledRe(codes)
+    for pattern, flags in codes:
+        assert precompiled.compile(pattern, flags) == re.compile(pattern, flags)
+
+
+def test_a_broken_regex_code_falls_back_to_re() -> None:
+    pattern = r"(?P<A>[a-z]+)|(?P<B>\d+)"
+    flags, code, groups, groupindex, indexgroup = parser_cache._code_of(pattern, 0) or pytest.fail("no code")
+    broken = parser_cache.PrecompiledRe({(pattern, 0): (flags, code[: len(code) // 2], groups, groupindex, indexgroup)})
+    assert broken.compile(pattern) == re.compile(pattern)
+    assert parser_cache.PrecompiledRe().match(pattern, "42") is not None
