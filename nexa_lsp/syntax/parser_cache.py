@@ -7,7 +7,7 @@ object instead lets ``pickle`` build the same objects in C.
 
 Two things of Lark do not survive plain pickling and are written as references:
 the ``re`` module its lexer configuration holds, and the ``Shift`` / ``Reduce``
-action singletons the parser compares with ``is``.
+action singletons the parser compares with ``is`` (as globals of their module).
 
 The file name carries a digest of the grammar files, the Lark and Python versions and
 :data:`FORMAT`, so a changed grammar or upgrade never loads a stale parser. A missing,
@@ -48,10 +48,9 @@ from lark import Lark
 from lark.parsers import lalr_analysis
 
 #: Bump when what is pickled (or how) changes.
-FORMAT = "2"
+FORMAT = "3"
 
 _MODULES = {"re"}  # modules a pickled parser may refer to (Lark's lexer configuration holds ``re``)
-_ACTIONS = {"Shift": lalr_analysis.Shift, "Reduce": lalr_analysis.Reduce}
 _GLOBALS = {("functools", "partial")}
 
 log = logging.getLogger(__name__)
@@ -156,11 +155,15 @@ def _lexer_codes(parser: Lark) -> Codes:
 
 
 class _Pickler(pickle.Pickler):
-    def persistent_id(self, obj: Any) -> tuple[str, str] | None:
+    def reducer_override(self, obj: Any) -> Any:
+        # by name, as a global (memoised: one lookup on load, not one call per table entry)
         if obj is lalr_analysis.Shift:
-            return ("action", "Shift")
+            return "Shift"
         if obj is lalr_analysis.Reduce:
-            return ("action", "Reduce")
+            return "Reduce"
+        return NotImplemented
+
+    def persistent_id(self, obj: Any) -> tuple[str, str] | None:
         if isinstance(obj, PrecompiledRe):
             return ("module", "re")
         if isinstance(obj, types.ModuleType):
@@ -177,8 +180,6 @@ class _Unpickler(pickle.Unpickler):
 
     def persistent_load(self, pid: Any) -> Any:
         match pid:
-            case ("action", str(name)) if name in _ACTIONS:
-                return _ACTIONS[name]
             case ("module", "re"):
                 return self.re_module
         raise pickle.UnpicklingError(f"unknown reference {pid!r}")
