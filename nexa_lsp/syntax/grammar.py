@@ -126,7 +126,7 @@ def load_lark(path: VersionPath) -> Lark:
     lark = parser_cache.load(file, key)
     if lark is None:
         lark = build_lark(path)
-        parser_cache.save(file, key, lark)  # before its first parse: no lexer scanners are stored
+        parser_cache.save_in_background(file, key, lark)  # pickled before its first parse: no scanners stored
     return lark
 
 

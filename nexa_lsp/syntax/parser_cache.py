@@ -38,6 +38,7 @@ import pickle
 import re
 import sys
 import tempfile
+import threading
 import types
 from array import array
 from pathlib import Path
@@ -48,7 +49,7 @@ from lark import Lark
 from lark.parsers import lalr_analysis
 
 #: Bump when what is pickled (or how) changes.
-FORMAT = "3"
+FORMAT = "4"
 
 _MODULES = {"re"}  # modules a pickled parser may refer to (Lark's lexer configuration holds ``re``)
 _GLOBALS = {("functools", "partial")}
@@ -137,12 +138,11 @@ class _RecordingRe(PrecompiledRe):
         return re.compile(pattern, flags)
 
 
-def _lexer_codes(parser: Lark) -> Codes:
-    """The codes of every pattern ``parser``'s lexers compile, learnt from a copy with all of them built."""
+def _lexer_codes(bare: bytes) -> Codes:
+    """The codes of every pattern the lexers of the pickled parser ``bare`` compile, learnt from a
+    copy with all of them built."""
     recording = _RecordingRe()
-    out = io.BytesIO()
-    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(parser)
-    copy = _Unpickler(io.BytesIO(out.getvalue()), recording).load()
+    copy = _Unpickler(io.BytesIO(bare), recording).load()
     lexer = copy.parser.lexer
     for basic in [getattr(lexer, "root_lexer", lexer), *getattr(lexer, "lexers", {}).values()]:
         basic.scanner  # noqa: B018  # builds it: the patterns and the "unless" checks
@@ -190,25 +190,35 @@ class _Unpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a parser")
 
 
-def dumps(parser: Lark, key: str) -> bytes:
-    """``parser`` with ``key`` as bytes (build it fresh: before its first parse, no lexer scanners yet)."""
+def _bare(parser: Lark) -> bytes:
     out = io.BytesIO()
-    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump((key, _lexer_codes(parser), parser))
+    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(parser)
     return out.getvalue()
+
+
+def _with_codes(bare: bytes, key: str) -> bytes:
+    return pickle.dumps((key, _lexer_codes(bare), bare), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def dumps(parser: Lark, key: str) -> bytes:
+    """``parser`` with ``key`` and its lexers' regex codes as bytes (pass it before its first parse:
+    the lexers' scanners are built lazily and are stored only as their codes)."""
+    return _with_codes(_bare(parser), key)
 
 
 def loads(data: bytes, key: str) -> Lark | None:
     """The parser in ``data`` if it was stored under ``key``, else None (never raises)."""
     re_module = PrecompiledRe()
     try:
-        stored_key, codes, parser = _Unpickler(io.BytesIO(data), re_module).load()
-        re_module.codes = codes if isinstance(codes, dict) else {}
+        stored_key, codes, bare = _Unpickler(io.BytesIO(data), re_module).load()
+        if stored_key != key or not isinstance(codes, dict) or not isinstance(bare, bytes):
+            return None
+        re_module.codes = codes
+        parser = _Unpickler(io.BytesIO(bare), re_module).load()
     except Exception as exc:  # corrupt, truncated, foreign: build the parser instead
         log.debug("ignoring a parser cache: %s", exc)
         return None
-    if stored_key != key or not isinstance(parser, Lark):
-        return None
-    return parser
+    return parser if isinstance(parser, Lark) else None
 
 
 def load(file: Path, key: str) -> Lark | None:
@@ -223,7 +233,45 @@ def load(file: Path, key: str) -> Lark | None:
 def save(file: Path, key: str, parser: Lark) -> bool:
     """Write ``parser`` to ``file`` atomically; False (and nothing raised) when that fails."""
     try:
-        data = dumps(parser, key)
+        return _write(file, dumps(parser, key))
+    except Exception as exc:  # an unpicklable parser: build it next time
+        log.debug("could not pickle the parser for %s: %s", file, exc)
+        return False
+
+
+def save_in_background(file: Path, key: str, parser: Lark) -> None:
+    """:func:`save`, with the slow part (learning the lexers' regex codes, ~1 s) in a daemon thread.
+
+    ``parser`` is pickled here, so the thread works on its own copy while the caller parses.
+    A process that ends first just writes nothing (the next start tries again)."""
+    try:
+        bare = _bare(parser)
+    except Exception as exc:
+        log.debug("could not pickle the parser for %s: %s", file, exc)
+        return
+
+    def write() -> None:
+        try:
+            _write(file, _with_codes(bare, key))
+        except Exception as exc:
+            log.debug("could not write the parser cache %s: %s", file, exc)
+
+    thread = threading.Thread(target=write, name=f"pickle {file.name}", daemon=True)
+    _writers.append(thread)
+    thread.start()
+
+
+_writers: list[threading.Thread] = []
+
+
+def wait_for_writes() -> None:
+    """Wait until the background writes have ended (for tests)."""
+    while _writers:
+        _writers.pop().join()
+
+
+def _write(file: Path, data: bytes) -> bool:
+    try:
         file.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=file.parent, prefix=file.name, suffix=".tmp")
         try:
@@ -234,7 +282,7 @@ def save(file: Path, key: str, parser: Lark) -> bool:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
             raise
-    except Exception as exc:  # unwritable folder, full disk, an unpicklable parser: build it next time
+    except OSError as exc:  # unwritable folder, full disk: build it next time
         log.debug("could not write the parser cache %s: %s", file, exc)
         return False
     return True
