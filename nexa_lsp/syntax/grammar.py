@@ -13,6 +13,7 @@ from pathlib import Path
 
 from lark import Lark
 
+from nexa_lsp.syntax import parser_cache
 from nexa_lsp.syntax.version import VersionPath
 
 GRAMMAR_FILES = {VersionPath.COMPAT_24: "nexa24.lark", VersionPath.NEXA_30: "nexa30.lark"}
@@ -35,8 +36,13 @@ def grammar_dir() -> Path:
     raise FileNotFoundError(f"Nexa grammar files not found in {packaged} or {checkout}; reinstall nexa-lsp")
 
 
+def cache_dir() -> str:
+    """Where the parser caches live (``$NEXA_LSP_CACHE_DIR``, else ``nexa-lsp-cache`` in the temp folder)."""
+    return os.environ.get("NEXA_LSP_CACHE_DIR") or os.path.join(tempfile.gettempdir(), "nexa-lsp-cache")
+
+
 def _cache_file(path: VersionPath) -> str:
-    folder = os.environ.get("NEXA_LSP_CACHE_DIR") or os.path.join(tempfile.gettempdir(), "nexa-lsp-cache")
+    folder = cache_dir()
     os.makedirs(folder, exist_ok=True)
     # Lark checks a cache against the text of the grammar it opens, not against the
     # files that grammar imports (common.lark): the name carries a digest of them all.
@@ -44,6 +50,14 @@ def _cache_file(path: VersionPath) -> str:
     for grammar in sorted(grammar_dir().glob("*.lark")):
         digest.update(grammar.name.encode() + b"\0" + grammar.read_bytes())
     return os.path.join(folder, f"{GRAMMAR_FILES[path]}.{digest.hexdigest()[:16]}.cache")
+
+
+def _usable_cache_file(path: VersionPath) -> str | bool:
+    """Lark's cache file for ``path``, or False (no cache) when its folder cannot be made."""
+    try:
+        return _cache_file(path)
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,15 +105,38 @@ def build_lark(path: VersionPath, use_cache: bool = True) -> Lark:
             lexer="contextual",
             propagate_positions=True,
             maybe_placeholders=False,
-            cache=_cache_file(path) if use_cache else False,
+            cache=_usable_cache_file(path) if use_cache else False,
         )
     finally:
         lark_logger.setLevel(previous)
 
 
+def pickled_parser_file(path: VersionPath) -> tuple[Path, str]:
+    """The file holding the pickled parser of ``path`` and the key it must be stored under."""
+    key = parser_cache.cache_key(list(grammar_dir().glob("*.lark")))
+    return Path(cache_dir()) / f"{GRAMMAR_FILES[path]}.{key}.pickle", key
+
+
+def load_lark(path: VersionPath) -> Lark:
+    """The parser of ``path``: from its pickle when usable, else built (and pickled for the next start)."""
+    try:
+        file, key = pickled_parser_file(path)
+    except OSError:  # no readable grammar: build_lark says so
+        return build_lark(path)
+    lark = parser_cache.load(file, key)
+    if lark is None:
+        lark = build_lark(path)
+        parser_cache.save_in_background(file, key, lark)  # pickled before its first parse: no scanners stored
+    return lark
+
+
 @cache
 def _path_parser(path: VersionPath) -> PathParser:
-    lark = build_lark(path)
+    return path_parser(path, load_lark(path))
+
+
+def path_parser(path: VersionPath, lark: Lark) -> PathParser:
+    """``lark`` (the parser of ``path``) with the facts error messages need."""
     names: dict[str, str] = {}
     readable: dict[str, str] = {"$END": "end of input"}
     for terminal in lark.terminals:
