@@ -199,11 +199,12 @@ def restart_index(chunks_before: int) -> int:
 
 
 def common_prefix(a: str, b: str) -> int:
-    """Length of the common prefix (binary search over C-speed slice compares)."""
+    """Length of the common prefix (binary search over C-speed compares; each step copies
+    only a slice of ``a``: ``b`` is compared in place by ``startswith``)."""
     lo, hi = 0, min(len(a), len(b))
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[lo:mid] == b[lo:mid]:
+        if b.startswith(a[lo:mid], lo):
             lo = mid
         else:
             hi = mid - 1
@@ -211,11 +212,12 @@ def common_prefix(a: str, b: str) -> int:
 
 
 def common_suffix(a: str, b: str, prefix: int) -> int:
-    """Length of the common suffix that does not overlap the common prefix."""
+    """Length of the common suffix that does not overlap the common prefix (as
+    :func:`common_prefix`, with ``endswith``)."""
     lo, hi = 0, min(len(a), len(b)) - prefix
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[len(a) - mid : len(a) - lo] == b[len(b) - mid : len(b) - lo]:
+        if b.endswith(a[len(a) - mid : len(a) - lo], 0, len(b) - lo):
             lo = mid
         else:
             hi = mid - 1

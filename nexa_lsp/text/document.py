@@ -146,5 +146,6 @@ class DocumentText:
         return Position(line, units_of(self._text[start:offset], self.encoding))
 
     def line_index(self) -> LineIndex:
-        """A :class:`LineIndex` of the current text (``O(lines)``: made from the line table)."""
-        return LineIndex(self._text, self._lines.starts())
+        """A :class:`LineIndex` of the current text, made from a copy of the line table
+        (``O(blocks)``; later changes leave it as it is)."""
+        return LineIndex(self._text, blocks=self._lines.snapshot())

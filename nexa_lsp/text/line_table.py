@@ -13,6 +13,7 @@ trees are rebuilt, a few hundred additions for a 50,000-line file.
 from __future__ import annotations
 
 import bisect
+from itertools import accumulate
 
 from nexa_lsp.text.positions import line_starts_of
 
@@ -69,10 +70,11 @@ class _Fenwick:
 class LineTable:
     """The line starts of a text (LSP line breaks), kept in step with edits to it."""
 
-    __slots__ = ("_blocks", "_counts", "_lengths", "_total")
+    __slots__ = ("_block_lengths", "_blocks", "_counts", "_lengths", "_snapshot", "_total")
 
     def __init__(self, text: str) -> None:
         self._total = len(text)
+        self._snapshot: LineBlocks | None = None
         self._set_blocks(_blocks_of(line_starts_of(text), len(text)))
 
     # -- queries -----------------------------------------------------------------------
@@ -107,6 +109,17 @@ class LineTable:
             base += self._block_length(index)
         return out
 
+    def snapshot(self) -> LineBlocks:
+        """The line starts as they are now, unaffected by later edits (``O(blocks)``, at C speed:
+        the blocks' lists are shared, never changed in place)."""
+        if self._snapshot is None:
+            self._snapshot = LineBlocks(
+                list(self._blocks),
+                list(accumulate(self._block_lengths, initial=0)),
+                list(accumulate(map(len, self._blocks), initial=0)),
+            )
+        return self._snapshot
+
     # -- edits --------------------------------------------------------------------------
 
     def replace(self, text: str, start: int, old_end: int, new_end: int) -> None:
@@ -117,6 +130,7 @@ class LineTable:
         holding ``old_end``; the characters just outside them are unchanged, so no
         line break outside them can change.
         """
+        self._snapshot = None
         delta = new_end - old_end
         old_total = self._total
         first = self.line_of(start - 1) if start > 0 else 0
@@ -150,11 +164,12 @@ class LineTable:
     # -- internals ----------------------------------------------------------------------
 
     def _block_length(self, block: int) -> int:
-        return self._lengths.prefix(block + 1) - self._lengths.prefix(block)
+        return self._block_lengths[block]
 
     def _set_blocks(self, blocks: list[tuple[list[int], int]]) -> None:
         self._blocks = [rel for rel, _length in blocks]
-        self._lengths = _Fenwick([length for _rel, length in blocks])
+        self._block_lengths = [length for _rel, length in blocks]
+        self._lengths = _Fenwick(self._block_lengths)
         self._counts = _Fenwick([len(rel) for rel, _length in blocks])
 
     def _splice(self, first: int, stop: int, new: list[tuple[list[int], int]]) -> None:
@@ -165,12 +180,52 @@ class LineTable:
                 self._lengths.add(index, length - self._block_length(index))
                 self._counts.add(index, len(rel) - len(self._blocks[index]))
                 self._blocks[index] = rel
+                self._block_lengths[index] = length
             return
-        lengths = [self._block_length(i) for i in range(len(self._blocks))]
-        lengths[first:stop] = [length for _rel, length in new]
+        self._block_lengths[first:stop] = [length for _rel, length in new]
         self._blocks[first:stop] = [rel for rel, _length in new]
-        self._lengths = _Fenwick(lengths)
+        self._lengths = _Fenwick(self._block_lengths)
         self._counts = _Fenwick([len(rel) for rel in self._blocks])
+
+
+class LineBlocks:
+    """An unchanging copy of a :class:`LineTable`: its blocks of relative line starts, where
+    each block starts (``offsets``) and how many lines come before it (``lines_before``),
+    each with the total appended. Queries are two bisections."""
+
+    __slots__ = ("blocks", "lines_before", "offsets")
+
+    def __init__(self, blocks: list[list[int]], offsets: list[int], lines_before: list[int]) -> None:
+        self.blocks = blocks
+        self.offsets = offsets
+        self.lines_before = lines_before
+
+    @property
+    def line_count(self) -> int:
+        return self.lines_before[-1]
+
+    def line_start(self, line: int) -> int:
+        """Offset where ``line`` starts (negative lines count from the end, as list indices do)."""
+        if line < 0:
+            line += self.lines_before[-1]
+            if line < 0:
+                raise IndexError(line)
+        block = bisect.bisect_right(self.lines_before, line) - 1
+        if block >= len(self.blocks):
+            raise IndexError(line)
+        return self.offsets[block] + self.blocks[block][line - self.lines_before[block]]
+
+    def line_of(self, offset: int) -> int:
+        """The line holding ``offset`` (``0 <= offset <= total``)."""
+        block = min(bisect.bisect_right(self.offsets, offset) - 1, len(self.blocks) - 1)
+        return self.lines_before[block] + bisect.bisect_right(self.blocks[block], offset - self.offsets[block]) - 1
+
+    def starts(self) -> list[int]:
+        """Every line start, in order (``O(lines)``)."""
+        out: list[int] = []
+        for base, block in zip(self.offsets, self.blocks, strict=False):
+            out.extend([base + rel for rel in block])
+        return out
 
 
 def _blocks_of(starts: list[int], end: int) -> list[tuple[list[int], int]]:

@@ -18,7 +18,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from nexa_lsp.text.line_table import LineBlocks
 
 #: How a client counts characters in a line (LSP ``PositionEncodingKind``).
 Encoding = Literal["utf-16", "utf-8", "utf-32"]
@@ -134,38 +137,65 @@ def offset_at_position(text: str, line: int, bounds: tuple[int, int] | None, cha
 
 
 class LineIndex:
-    """Line starts of one text, for offset <-> (line, column) conversions."""
+    """Line starts of one text, for offset <-> (line, column) conversions.
 
-    __slots__ = ("_ascii", "line_starts", "text")
+    Made from a text (its line starts, ``O(lines)``) or from ``blocks``, a
+    :class:`~nexa_lsp.text.line_table.LineBlocks` copy of a document's line table
+    (``O(blocks)``), which answers the lookups itself; ``line_starts``, the flat
+    list, is then made when first asked for.
+    """
 
-    def __init__(self, text: str, line_starts: list[int] | None = None) -> None:
+    __slots__ = ("_ascii", "_blocks", "_starts", "text")
+
+    def __init__(self, text: str, line_starts: list[int] | None = None, blocks: LineBlocks | None = None) -> None:
         self.text = text
-        self.line_starts = line_starts if line_starts is not None else line_starts_of(text)
+        self._blocks = blocks if line_starts is None else None
+        self._starts = line_starts if line_starts is not None or blocks is not None else line_starts_of(text)
         self._ascii = text.isascii()
 
     @property
+    def line_starts(self) -> list[int]:
+        """Every line start, in order."""
+        if self._starts is None:
+            assert self._blocks is not None
+            self._starts = self._blocks.starts()
+        return self._starts
+
+    @property
     def line_count(self) -> int:
-        return len(self.line_starts)
+        if self._starts is None:
+            assert self._blocks is not None
+            return self._blocks.line_count
+        return len(self._starts)
 
     def line_start(self, line: int) -> int:
         """Offset where zero-based ``line`` starts."""
-        return self.line_starts[line]
+        if self._starts is None:
+            assert self._blocks is not None
+            return self._blocks.line_start(line)
+        return self._starts[line]
 
     def line_of(self, offset: int) -> int:
         """Zero-based line containing ``offset`` (clamped to the text)."""
         offset = max(0, min(offset, len(self.text)))
-        return bisect.bisect_right(self.line_starts, offset) - 1
+        if self._starts is None:
+            assert self._blocks is not None
+            return self._blocks.line_of(offset)
+        return bisect.bisect_right(self._starts, offset) - 1
 
     def line_bounds(self, line: int) -> tuple[int, int] | None:
         """Start and end offsets of a line without its break; None past the last line."""
-        return line_bounds_in(self.text, line, len(self.line_starts), self.line_starts.__getitem__)
+        return line_bounds_in(self.text, line, self.line_count, self.line_start)
 
     def _line_at(self, offset: int) -> tuple[int, int, int]:
         """``(line, line start, clamped offset)``; an offset inside a ``\\r\\n`` counts as the line's end."""
         offset = max(0, min(offset, len(self.text)))
-        line = bisect.bisect_right(self.line_starts, offset) - 1
-        start = self.line_starts[line]
-        return line, start, offset
+        if self._starts is None:
+            assert self._blocks is not None
+            line = self._blocks.line_of(offset)
+            return line, self._blocks.line_start(line), offset
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return line, self._starts[line], offset
 
     # -- code points (CLI, internal) -------------------------------------------------
 
