@@ -66,6 +66,9 @@ SERVERS = {
 OPTIONS = {"diagnostics": {"debounceMs": 0}}
 #: Environment of the nexa-lsp process (``--server-path`` runs another checkout's package).
 SERVER_ENV: dict[str, dict[str, str] | None] = {"nexa": None, "floor": None, "payload": None}
+#: The servers' working folder: ``python -m`` puts it first on ``sys.path``, so started inside a
+#: checkout the server would be that checkout's code whatever ``--server-path`` says.
+NEUTRAL_CWD = Path(tempfile.mkdtemp(prefix="nexa-bench-cwd-"))
 #: What nexa-lsp answered at one size, for the same-payload floor (see ``floor_server.py``).
 Payload = dict[str, Any]
 PUSH_CAPABILITIES: dict[str, Any] = {
@@ -163,7 +166,7 @@ async def timed(
 
 
 async def start(name: str, capabilities: dict[str, Any], root: Path | None = None) -> tuple[RawClient, dict[str, Any]]:
-    client = await RawClient.start(SERVERS[name], cwd=root, env=SERVER_ENV[name])
+    client = await RawClient.start(SERVERS[name], cwd=root or NEUTRAL_CWD, env=SERVER_ENV[name])
     server_caps, _seconds = await client.initialize(capabilities, OPTIONS, root)
     return client, server_caps
 
@@ -172,7 +175,7 @@ async def startup(name: str, runs: int) -> Results:
     out: Results = {"initialize": [], "first diagnostics": []}
     text = mixed_source(200)
     for _ in range(runs):
-        client = await RawClient.start(SERVERS[name], env=SERVER_ENV[name])
+        client = await RawClient.start(SERVERS[name], cwd=NEUTRAL_CWD, env=SERVER_ENV[name])
         _caps, seconds = await client.initialize(PUSH_CAPABILITIES, OPTIONS)
         out["initialize"].append(seconds)
         doc = Document(client, "file:///bench/first.nx", text)
