@@ -247,7 +247,7 @@ class DocumentStore:
             lines = state.buffer.lines if state.buffer is not None else None
             state.source = parse_source(state.text, source, changed, lines)
             if state.buffer is not None and state.source._lines is None:
-                state.source._lines = state.buffer.line_index()  # from the line table, no scan of the text
+                state.source._lines = state.buffer.line_index()  # a snapshot of the line table: O(blocks)
         state.unparsed = None
         assert state.source is not None
         return state.source
