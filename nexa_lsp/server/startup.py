@@ -13,6 +13,10 @@ used, marked "lazy: start-up"). Then, on the event loop between messages:
    data, both parsers, the runs feature's modules - ``nexa_lsp.server.runs`` registers
    its handlers by name and imports them on first use).
 
+``nexa-lsp serve`` starts with garbage collection off (start-up allocates much and frees
+little, so collections only cost time); it is turned on with the second load, which ends
+with a full collection.
+
 The loads run on the event loop, not in a thread: two threads importing the same
 package at once can see it half-initialised (``ImportError: cannot import name ... from
 partially initialized module``), and every request needs these modules anyway.
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -83,6 +88,9 @@ class StartUp:
         except Exception as exc:  # the same import fails again, with its message, where it is used
             self.server.log(f"loading for {name} failed: {exc}", lsp.MessageType.Warning)
             return
+        finally:
+            if name == "features":
+                gc.enable()  # off since ``nexa-lsp serve`` started (cli/serve.py)
         self.server.idle_collector.settle()  # the modules just loaded: no collection walks them again
         if name == "features":
             self.server.idle_collector.collect()

@@ -240,10 +240,12 @@ def save(file: Path, key: str, parser: Lark) -> bool:
 
 
 def save_in_background(file: Path, key: str, parser: Lark) -> None:
-    """:func:`save`, with the slow part (learning the lexers' regex codes, ~1 s) in a daemon thread.
+    """:func:`save`, with the slow part (learning the lexers' regex codes, ~1 s) in a thread.
 
     ``parser`` is pickled here, so the thread works on its own copy while the caller parses.
-    A process that ends first just writes nothing (the next start tries again)."""
+    The thread is not a daemon: a short run (``nexa-lsp check`` of one file) waits for it at
+    exit once, rather than every run building the parser again.
+    """
     try:
         bare = _bare(parser)
     except Exception as exc:
@@ -256,7 +258,7 @@ def save_in_background(file: Path, key: str, parser: Lark) -> None:
         except Exception as exc:
             log.debug("could not write the parser cache %s: %s", file, exc)
 
-    thread = threading.Thread(target=write, name=f"pickle {file.name}", daemon=True)
+    thread = threading.Thread(target=write, name=f"pickle {file.name}", daemon=False)
     _writers.append(thread)
     thread.start()
 

@@ -131,3 +131,28 @@ def test_the_runs_tables_name_what_the_implementation_serves() -> None:
     assert runs.RunFeatures is RunFeatures
     for name in ("execute", "resume", "continue_", "decide", "cancel", "recover", "show_run", "list_runs"):
         assert callable(getattr(RunCommands, name))
+
+
+def test_the_features_load_turns_garbage_collection_back_on() -> None:
+    """``nexa-lsp serve`` starts with collection off (cli/serve.py); the second load turns it on."""
+    import gc
+
+    from nexa_lsp.server.main import create_server
+    from nexa_lsp.server.startup import StartUp
+
+    startup = StartUp(create_server())
+    gc.disable()
+    try:
+        startup._run("checks", lambda: None)
+        assert not gc.isenabled()
+        startup._run("features", lambda: None)
+        assert gc.isenabled()
+        gc.disable()
+        startup._run("features", _failing_load)
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def _failing_load() -> None:
+    raise ImportError("no such module")
