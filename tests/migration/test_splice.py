@@ -59,7 +59,7 @@ def _generated_edit(text: str, rng: random.Random) -> str:
     """An edit of a ``mixed_source`` text: add, remove or rename an agent, move a `.run` to
     another flow, call one flow from another, unbalance a brace, switch the version, type
     Chinese text, or a line break."""
-    kind = rng.randrange(10)
+    kind = rng.randrange(10)  # 9: a body edit
     flows = [i for i in range(len(text)) if text.startswith("\nflow ", i)]
     if kind == 0:  # add an agent after a flow
         at = text.find("\n}\n", rng.randrange(len(text))) + 3
@@ -101,10 +101,11 @@ def _generated_edit(text: str, rng: random.Random) -> str:
         at = text.find("\n", rng.choice(flows) + 1) if flows else -1
         if at != -1:
             return text[:at] + "\n" + text[at:]
-    if kind == 8:  # a new run of an agent in the middle of a flow
+    if kind == 8:  # a new run of an agent in the middle of a flow, one that blocks migrating
         at = text.find("        print(summary)\n", rng.randrange(len(text)))
+        line = rng.choice(['        again = Drafter0.run("再来")\n', '        held = Drafter0.run("b", tone: "x")\n'])
         if at != -1:
-            return text[:at] + '        again = Drafter0.run("再来")\n' + text[at:]
+            return text[:at] + line + text[at:]
     return body_edit(text, rng)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from nexa_lsp.analysis.migration.context import Finding
 from nexa_lsp.analysis.migration.findings import Analysis, analyse
 from nexa_lsp.analysis.migration.plan import to_diagnostic
-from nexa_lsp.analysis.migration.positions import LineNumbers
+from nexa_lsp.analysis.migration.positions import LineNumbers, last_line
 from nexa_lsp.analysis.migration.program import included_sources
 from nexa_lsp.analysis.migration.rules import nxm001_no_version_declaration
 from nexa_lsp.analysis.migration.splice import analyse_edited, spliced_from
@@ -84,7 +84,7 @@ def _converted(source: SourceFile, analysis: Analysis, on_24: Severity, lines: L
 
     key = (path, severity)
     basis = analysis.basis
-    breaks = source.text.count("\n")
+    breaks = last_line(source)
     last, _LAST = _LAST, None
     if basis is None or analysis.findings is not basis.unit_findings:
         return convert(analysis.findings)  # with NXM004 findings (or nothing kept): not kept
@@ -119,7 +119,7 @@ def _diagnostics(source: SourceFile, analysis: Analysis, on_24: Severity, splice
     # have, so the hints carry no individual fix; the migrate fix applies them all at once.
     # A file with syntax errors gets no NXM001: those come first (and block migrating).
     broken = any(d.severity is Severity.ERROR for d in source.diagnostics)
-    if source.version.declaration is None and source.text.strip() and not broken:
+    if source.version.declaration is None and source.text and not source.text.isspace() and not broken:
         blockers, edits, ordered = migrate_fix_parts(source, analysis, lines)
         out.append(nxm001_no_version_declaration.diagnostic(source, blockers, edits, on_24, ordered))
     return out

@@ -10,6 +10,7 @@ operations per declaration.
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -148,6 +149,12 @@ _DECLARED: ChunkCache[int] = ChunkCache(_declared)
 _LAST: Program | None = None
 
 
+def _shared(old: Sequence[object], new: Sequence[object], limit: int) -> int:
+    """How many leading items (at most ``limit``) ``old`` and ``new`` share, by identity."""
+    same = list(itertools.islice(map(operator.is_, old, new), limit))
+    return same.index(False) if False in same else len(same)
+
+
 def included_sources(source: SourceFile, includes: IncludeResolver | None) -> list[SourceFile]:
     """The files ``source`` includes, in order (`.nxs` secrets and missing files left out)."""
     if includes is None:
@@ -241,12 +248,8 @@ class Program:
             return False
         old, new = last.source.chunks, self.source.chunks
         limit = min(len(old), len(new))
-        head = 0
-        while head < limit and old[head] is new[head]:
-            head += 1
-        tail = 0
-        while tail < limit - head and old[len(old) - 1 - tail] is new[len(new) - 1 - tail]:
-            tail += 1
+        head = _shared(old, new, limit)
+        tail = _shared(old[::-1], new[::-1], limit - head)
         gone, came = old[head : len(old) - tail], new[head : len(new) - tail]
         if len(gone) + len(came) > _JOIN_WINDOW:
             return False

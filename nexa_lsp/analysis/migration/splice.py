@@ -35,6 +35,7 @@ from nexa_lsp.analysis.migration.findings import (
     unit_findings,
     walk_unit,
 )
+from nexa_lsp.analysis.migration.positions import last_line
 from nexa_lsp.analysis.migration.program import _CHUNK_NAMES, _FLOW_SUMMARIES, FlowSummary, Program
 from nexa_lsp.analysis.migration.walker import Walker
 from nexa_lsp.syntax.source import ParsedChunk, SourceFile
@@ -122,7 +123,7 @@ def _splice(previous: Analysis, source: SourceFile) -> Analysis | None:
         program.share_names(old)
     elif any(program.name_taken(n) != old.name_taken(n) for n in gone_names ^ came_names):
         return None
-    if basis.rendered_reads and source.text.count("\n") != previous.source.text.count("\n"):
+    if basis.rendered_reads and last_line(source) != last_line(previous.source):
         return None
     env = WalkEnv(program, basis.entry_ext)
     facts = SourceFacts(source, program, basis.callers)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from nexa_lsp.analysis.migration.context import Finding
 from nexa_lsp.analysis.migration.findings import Analysis, KeptFindings
 from nexa_lsp.analysis.migration.plan import Plan, _declaration_edit, _head_blockers, _plan_findings, plan_migration
-from nexa_lsp.analysis.migration.positions import MARK, LineNumbers
+from nexa_lsp.analysis.migration.positions import MARK, LineNumbers, last_line
 from nexa_lsp.analysis.migration.splice import spliced_from
 from nexa_lsp.syntax.diagnostics import Diagnostic, TextEdit
 from nexa_lsp.syntax.source import SourceFile
@@ -171,14 +171,17 @@ def migrate_fix_parts(
     """The blockers and rewrites of the whole-file migration, and whether the rewrites are
     already sorted by start (the edits are left out when something blocks)."""
     global _LAST
-    last, _LAST = _LAST, None
+    last = None
+    if analysis.basis is not None:  # only analyses that are kept take part (not fresh ones)
+        last, _LAST = _LAST, None
     if len(analysis.kept) != len(analysis.units):
         return _whole_file(source, analysis, lines)
-    breaks = source.text.count("\n")
+    breaks = last_line(source)
     joined = _spliced(analysis, lines, last, breaks) or _joined(analysis, lines, breaks)
     if joined is None:
         return _whole_file(source, analysis, lines)
-    _LAST = joined
+    if analysis.basis is not None:  # kept for the analysis of the next version
+        _LAST = joined
     blockers = _head_blockers(source, analysis)
     blockers.extend(joined.blockers)
     if blockers:
