@@ -5,7 +5,10 @@ A document's chunks (:mod:`nexa_lsp.syntax.chunks`) survive an edit that leaves 
 text alone; their positions move only when lines or columns before them change. The
 diagnostics and the outline of a chunk are converted by :mod:`nexa_lsp.server.to_lsp`
 (the only place protocol objects are built) once per chunk position and reused after
-that, so an edit converts the edited chunk and the chunks it moved.
+that, so an edit converts the edited chunk and the chunks it moved. Their JSON (compact,
+decoding to what pygls' converter writes) is kept with them: ``publishDiagnostics``, full
+``textDocument/diagnostic`` reports and ``documentSymbol`` are joined from kept strings, and
+the diagnostics' result id is a digest of kept per-finding digests.
 """
 
 from __future__ import annotations
