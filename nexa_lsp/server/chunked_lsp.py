@@ -5,15 +5,20 @@ A document's chunks (:mod:`nexa_lsp.syntax.chunks`) survive an edit that leaves 
 text alone; their positions move only when lines or columns before them change. The
 diagnostics and the outline of a chunk are converted by :mod:`nexa_lsp.server.to_lsp`
 (the only place protocol objects are built) once per chunk position and reused after
-that, so an edit converts the edited chunk and the chunks it moved.
+that, so an edit converts the edited chunk and the chunks it moved. Their JSON (compact,
+decoding to what pygls' converter writes) is kept with them: ``publishDiagnostics``, full
+``textDocument/diagnostic`` reports and ``documentSymbol`` are joined from kept strings, and
+the diagnostics' result id is a digest of kept per-finding digests.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
 from nexa_lsp.server import to_lsp
@@ -23,22 +28,32 @@ if TYPE_CHECKING:
 
     from nexa_lsp.server.from_lsp import ClientFacts
     from nexa_lsp.syntax.diagnostics import Diagnostic
-    from nexa_lsp.syntax.source import SourceFile
-    from nexa_lsp.text import LineIndex
+    from nexa_lsp.syntax.source import ParsedChunk, SourceFile
+    from nexa_lsp.text import LineIndex, Position
 
 
 class _ChunkDiagnostics:
-    """LSP diagnostics of findings anchored on one chunk (with their JSON and its digest), valid
-    while the chunk starts at ``at`` in the document ``uri``."""
+    """What the server keeps of one chunk for diagnostics: where it starts (``at``, in the
+    document ``uri``), its extent, and the encoded findings anchored on it, valid while it
+    starts there: by finding (``converted``) and, for the last check's findings of the chunk
+    (``run``, the finding objects), their LSP forms, JSON and digests together."""
 
-    __slots__ = ("at", "converted", "seen", "uri")
+    __slots__ = ("at", "converted", "extent", "run", "run_digests", "run_json", "run_lsp", "uri")
 
     def __init__(self) -> None:
         self.at: tuple[int, int] | None = None
         self.uri = ""
+        self.extent: tuple[int, int] | None = None  # line breaks in the chunk, UTF-16 length after the last
         self.converted: dict[tuple[Any, ...], EncodedDiagnostic] = {}
-        self.seen: dict[int, tuple[Diagnostic, EncodedDiagnostic]] = {}  # by id of the finding object
+        self.run: list[Diagnostic] | None = None
+        self.run_lsp: list[lsp.Diagnostic] = []
+        self.run_json = ""
+        self.run_digests = b""
 
+
+#: A chunk as ``_anchored_entries`` finds it: the chunk, its entry (None: not cached), its start
+#: line and UTF-16 column, and the document's text of it when that is not the chunk's.
+_Anchored = tuple["ParsedChunk", "_ChunkDiagnostics | None", int, int, "str | None"]
 
 #: One finding for the client: its LSP form, that form's JSON text and a digest of the text.
 EncodedDiagnostic = tuple["lsp.Diagnostic", str, bytes]
@@ -50,8 +65,13 @@ class ConvertedDiagnostics:
 
     lsp: list[lsp.Diagnostic]
     items_json: str  # the JSON of ``lsp`` as the items of a list (no brackets)
-    result_id: str  # a digest of ``items_json`` (equal ids: nothing to send again)
+    result_id: str  # a digest of the findings' digests (equal ids: nothing to send again)
 
+
+_ANCHOR_OF = operator.attrgetter("span.anchor")
+
+#: Findings not kept per chunk placed by the document's lines up to theirs, before the whole index is built.
+FEW_UNCACHED = 4
 
 _CHUNK_DIAGNOSTICS: list[Any] = []  # the ChunkCache of _ChunkDiagnostics, made when first needed (start-up)
 _CONVERTER: list[Any] = []  # pygls' converter, made when first needed (start-up)
@@ -63,7 +83,23 @@ def encode_json(value: object) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def _encoded(d: Diagnostic, uri: str, lines: LineIndex, client: ClientFacts) -> EncodedDiagnostic:
+class _ChunkPositions:
+    """UTF-16 positions of document offsets inside one chunk, from the chunk's own line index
+    and where the chunk starts (so an edit need not index the whole document's lines)."""
+
+    __slots__ = ("base", "column", "line", "own")
+
+    def __init__(self, own: LineIndex, base: int, line: int, column: int) -> None:
+        self.own, self.base, self.line, self.column = own, base, line, column
+
+    def utf16_position(self, offset: int) -> Position:
+        from nexa_lsp.text import Position  # lazy: start-up
+
+        pos = self.own.utf16_position(offset - self.base)
+        return Position(self.line + pos.line, pos.character + self.column if pos.line == 0 else pos.character)
+
+
+def _encoded(d: Diagnostic, uri: str, lines: to_lsp.Utf16Positions, client: ClientFacts) -> EncodedDiagnostic:
     """``d`` converted by :func:`to_lsp.diagnostic`, encoded as pygls' converter unstructures it."""
     if not _CONVERTER:
         from pygls.protocol import default_converter  # lazy: start-up
@@ -82,53 +118,149 @@ def _finding_key(d: Diagnostic) -> tuple[Any, ...]:
     return (d.code, d.message, d.severity, d.span.rel_start, d.span.rel_end, d.unnecessary, related, fixes, data)
 
 
+def _chunk_local(d: Diagnostic, anchor: Any, length: int) -> bool:
+    """Whether ``d`` and its related locations lie inside the chunk of ``anchor`` (``length`` long)."""
+    return (
+        d.span.rel_start >= 0
+        and d.span.rel_end <= length
+        and all(r.span.anchor is anchor and r.span.rel_start >= 0 and r.span.rel_end <= length for r in d.related)
+    )
+
+
+def _anchored_entries(source: SourceFile, cache: Any) -> dict[int, _Anchored]:
+    """By ``id`` of each chunk's anchor: the chunk, its entry (None for a chunk whose text is not
+    the document's, not cached), its start (line, UTF-16 column) and, for the uncached, the
+    document's text of it; starts computed from per-chunk extents as
+    :func:`nexa_lsp.ide.chunked.walk_chunks` does (without the whole document's line index
+    when the first chunk starts the text)."""
+    from nexa_lsp.ide.chunked import real_text, utf16_length  # lazy: start-up
+
+    def extent(text: str) -> tuple[int, int]:
+        breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
+        return breaks, utf16_length(text[max(text.rfind("\n"), text.rfind("\r")) + 1 :])
+
+    out: dict[int, _Anchored] = {}
+    chunks = source.chunks
+    if not chunks:
+        return out
+    first = chunks[0].anchor.base
+    if first == 0:
+        line = column = 0
+    else:
+        position = source.lines.utf16_position(first)
+        line, column = position.line, position.character
+    for chunk in chunks:
+        own = real_text(source, chunk)
+        if own is not None:  # its text differs from the chunk's: not cached
+            out[id(chunk.anchor)] = (chunk, None, line, column, own)
+            breaks, tail = extent(own)
+        else:
+            entry = cache.get(chunk)
+            out[id(chunk.anchor)] = (chunk, entry, line, column, None)
+            if entry.extent is None:
+                entry.extent = extent(chunk.text)
+            breaks, tail = entry.extent
+        if breaks:
+            line += breaks
+            column = tail
+        else:
+            column += tail
+    return out
+
+
 def chunked_diagnostics(
     items: list[Diagnostic], uri: str, source: SourceFile, client: ClientFacts
 ) -> ConvertedDiagnostics:
     """``[to_lsp.diagnostic(d, uri, source.lines, client) for d in items]``, their JSON and result
-    id, reusing all three for a finding anchored on a chunk that did not move (same chunk object,
-    same start), so an edit converts and encodes the edited chunk's findings and those of chunks
-    that moved; the rest is joining kept strings and digests."""
+    id. Findings anchored on a chunk that did not move (same chunk object, same start) keep all
+    three: the same finding objects as in the last check join the chunk's kept JSON as they
+    are; others are converted once per chunk position. So an edit converts and encodes the
+    edited chunk's findings and those of chunks that moved; the rest is joining kept strings."""
     from nexa_lsp.analysis.symbols import ChunkCache  # lazy: start-up
-    from nexa_lsp.ide.chunked import real_text, walk_chunks  # lazy: start-up
 
     if not _CHUNK_DIAGNOSTICS:
         _CHUNK_DIAGNOSTICS.append(ChunkCache(lambda _chunk: _ChunkDiagnostics()))
-    cache = _CHUNK_DIAGNOSTICS[0]
-    lines = source.lines
-    anchors: dict[int, tuple[Any, _ChunkDiagnostics]] = {}
-    if items:
-        for chunk, line, column in walk_chunks(source):
-            if real_text(source, chunk) is not None:
-                continue
-            entry = cache.get(chunk)
-            if entry.at != (line, column) or entry.uri != uri:
-                entry.at, entry.uri, entry.converted, entry.seen = (line, column), uri, {}, {}
-            anchors[id(chunk.anchor)] = (chunk.anchor, entry)
+    anchors = _anchored_entries(source, _CHUNK_DIAGNOSTICS[0]) if items else {}
     out: list[lsp.Diagnostic] = []
     texts: list[str] = []
     digests: list[bytes] = []
-    for d in items:
-        found = anchors.get(id(d.span.anchor))
-        if found is None or found[0] is not d.span.anchor or any(r.span.anchor is not found[0] for r in d.related):
-            encoded = _encoded(d, uri, lines, client)
-        else:
-            entry = found[1]
-            seen = entry.seen.get(id(d))
-            if seen is not None and seen[0] is d:  # the same finding object as in an earlier check
-                encoded = seen[1]
-            else:
-                key = _finding_key(d)
-                known = entry.converted.get(key)
-                encoded = entry.converted[key] = known if known is not None else _encoded(d, uri, lines, client)
-                if len(entry.seen) > 2 * len(entry.converted) + 8:  # findings of earlier checks
-                    entry.seen.clear()
-                entry.seen[id(d)] = (d, encoded)
-        out.append(encoded[0])
-        texts.append(encoded[1])
-        digests.append(encoded[2])
+    uncached = 0
+    for anchor, group in groupby(items, _ANCHOR_OF):  # anchors compare by identity
+        run = list(group)
+        found = anchors.get(id(anchor))
+        entry = found[1] if found is not None and found[0].anchor is anchor else None
+        if found is None or entry is None:  # not on a cached chunk: converted each time
+            for d in run:
+                uncached += 1
+                positions = _positions_of(d, found, source, uncached > FEW_UNCACHED)
+                converted, text, digest = _encoded(d, uri, positions, client)
+                out.append(converted)
+                texts.append(text)
+                digests.append(digest)
+            continue
+        chunk, _entry, line, column, _own = found
+        if entry.at != (line, column) or entry.uri != uri:
+            entry.at, entry.uri, entry.converted, entry.run = (line, column), uri, {}, None
+        kept = entry.run
+        if kept is None or len(kept) != len(run) or not all(map(operator.is_, run, kept)):
+            _encode_run(entry, chunk, run, uri, source, client)
+        out.extend(entry.run_lsp)
+        texts.append(entry.run_json)
+        digests.append(entry.run_digests)
     result_id = hashlib.sha1(b"".join(digests), usedforsecurity=False).hexdigest()[:20]
     return ConvertedDiagnostics(out, ",".join(texts), result_id)
+
+
+def _positions_of(d: Diagnostic, found: _Anchored | None, source: SourceFile, many: bool) -> to_lsp.Utf16Positions:
+    """How to place ``d``, a finding not kept per chunk: by its chunk's own text when it lies in
+    it (the chunk whose text is not the document's); else, unless there are ``many`` such
+    findings, by the lines of the document up to the end of the finding's last line (a finding
+    at the top, like NXM001, needs no index of the whole document); else by all its lines."""
+    from nexa_lsp.text import LineIndex  # lazy: start-up
+
+    if found is not None and found[0].anchor is d.span.anchor:
+        chunk, _entry, line, column, own = found
+        if own is not None and _chunk_local(d, chunk.anchor, len(own)):
+            return _ChunkPositions(LineIndex(own), chunk.anchor.base, line, column)
+    if many:
+        return source.lines
+    text = source.text
+    last = max([d.span.start, d.span.end, *(r.span.end for r in d.related), *(r.span.start for r in d.related)])
+    line_end = text.find("\n", last)  # whole lines: a line break is never cut in two
+    return LineIndex(text if line_end == -1 else text[: line_end + 1])
+
+
+def _encode_run(
+    entry: _ChunkDiagnostics,
+    chunk: ParsedChunk,
+    run: list[Diagnostic],
+    uri: str,
+    source: SourceFile,
+    client: ClientFacts,
+) -> None:
+    """The findings of ``run`` (anchored on ``chunk``, whose entry is ``entry``) encoded into the
+    entry; it keeps the run as a whole when every finding lies inside the chunk."""
+    from nexa_lsp.ide.chunked import chunk_lines  # lazy: start-up
+
+    line, column = entry.at or (0, 0)
+    positions = _ChunkPositions(chunk_lines(chunk), chunk.anchor.base, line, column)
+    length = len(chunk.text)
+    whole = True
+    encoded: list[EncodedDiagnostic] = []
+    for d in run:
+        if not _chunk_local(d, chunk.anchor, length):  # reaches outside the chunk: converted each time
+            whole = False
+            encoded.append(_encoded(d, uri, source.lines, client))
+            continue
+        key = _finding_key(d)
+        known = entry.converted.get(key)
+        if known is None:
+            known = entry.converted[key] = _encoded(d, uri, positions, client)
+        encoded.append(known)
+    entry.run = run if whole else None
+    entry.run_lsp = [e[0] for e in encoded]
+    entry.run_json = ",".join(e[1] for e in encoded)
+    entry.run_digests = b"".join(e[2] for e in encoded)
 
 
 def publish_diagnostics_json(uri: str, items_json: str, version: int | None) -> str:

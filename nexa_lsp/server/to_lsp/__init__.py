@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from lsprotocol import types as lsp
 
 from nexa_lsp.ide.legend import TOKEN_MODIFIERS, TOKEN_TYPES
 from nexa_lsp.server.from_lsp import MARKDOWN, PLAINTEXT, ClientFacts
 from nexa_lsp.server.plain_text import markdown_to_plain
-from nexa_lsp.text import LineIndex
+from nexa_lsp.text import LineIndex, Position
 
 if TYPE_CHECKING:
     from nexa_lsp.analysis.migration.workspace import FileStatus, WorkspaceStatus
@@ -39,17 +39,23 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------------- positions
 
 
-def position(lines: LineIndex, offset: int) -> lsp.Position:
+class Utf16Positions(Protocol):
+    """What converts code-point offsets to LSP positions (a :class:`LineIndex`, or one chunk's)."""
+
+    def utf16_position(self, offset: int) -> Position: ...
+
+
+def position(lines: Utf16Positions, offset: int) -> lsp.Position:
     pos = lines.utf16_position(offset)
     return lsp.Position(line=pos.line, character=pos.character)
 
 
-def to_range(lines: LineIndex, start: int, end: int) -> lsp.Range:
+def to_range(lines: Utf16Positions, start: int, end: int) -> lsp.Range:
     """The LSP range of the code-point offsets ``[start, end)`` (an inverted span is empty)."""
     return lsp.Range(start=position(lines, start), end=position(lines, max(start, end)))
 
 
-def location(uri: str, lines: LineIndex, start: int, end: int) -> lsp.Location:
+def location(uri: str, lines: Utf16Positions, start: int, end: int) -> lsp.Location:
     return lsp.Location(uri=uri, range=to_range(lines, start, end))
 
 
@@ -116,7 +122,7 @@ def severity(value: Severity) -> lsp.DiagnosticSeverity:
             assert_never(value)
 
 
-def diagnostic(d: Diagnostic, uri: str, lines: LineIndex, client: ClientFacts) -> lsp.Diagnostic:
+def diagnostic(d: Diagnostic, uri: str, lines: Utf16Positions, client: ClientFacts) -> lsp.Diagnostic:
     """One finding; related locations, tags and fix data as far as the client takes them."""
     related = None
     if d.related and client.related_information:
