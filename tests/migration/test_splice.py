@@ -59,7 +59,7 @@ def _generated_edit(text: str, rng: random.Random) -> str:
     """An edit of a ``mixed_source`` text: add, remove or rename an agent, move a `.run` to
     another flow, call one flow from another, unbalance a brace, switch the version, type
     Chinese text, or a line break."""
-    kind = rng.randrange(10)  # 9: a body edit
+    kind = rng.randrange(12)  # 11: a body edit
     flows = [i for i in range(len(text)) if text.startswith("\nflow ", i)]
     if kind == 0:  # add an agent after a flow
         at = text.find("\n}\n", rng.randrange(len(text))) + 3
@@ -106,7 +106,36 @@ def _generated_edit(text: str, rng: random.Random) -> str:
         line = rng.choice(['        again = Drafter0.run("再来")\n', '        held = Drafter0.run("b", tone: "x")\n'])
         if at != -1:
             return text[:at] + line + text[at:]
+    if kind in (9, 10) and flows:  # rename a flow's variable: to a new name, or to a fix's fresh name
+        start = rng.choice(flows)
+        end = text.find("\n}\n", start)
+        old = next((v for v in ("summary", "drafter0_run", "sumx") if f"{v} =" in text[start:end]), None)
+        if old is not None and end != -1:
+            new = "drafter0_run" if kind == 9 else "sumx"
+            return text[:start] + text[start:end].replace(old, new) + text[end:]
     return body_edit(text, rng)
+
+
+def test_a_variable_renamed_to_the_name_another_flows_fix_picks_changes_that_fix() -> None:
+    text = (
+        "nexa 3.0;\n"
+        'agent Helper { role: "助手", prompt: "p" }\n'
+        'flow first {\n    Helper.run("one")\n    Helper.run("two")\n}\n'
+        + mixed_source(300)
+        + 'flow other {\n    z = "q"\n    print(z)\n}\n'
+    )
+
+    def fix_texts(diags: list[Diagnostic]) -> list[str]:
+        return [f.title for d in diags if d.code == "NXM003" for f in d.fixes]
+
+    previous = parse_source(text)
+    before = migration_diagnostics(previous)
+    assert any("`helper_run`" in t for t in fix_texts(before))
+    at = text.index("flow other {")
+    renamed = text[:at] + text[at:].replace("z", "helper_run")
+    after = migration_diagnostics(parse_source(renamed, previous))
+    assert _view(after) == _view(fresh_migration_diagnostics(parse_source(renamed)))
+    assert any("`helper_run_2`" in t for t in fix_texts(after))  # the fix in `first` took the next free name
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

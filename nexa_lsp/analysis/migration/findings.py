@@ -197,6 +197,7 @@ class Basis:
     callers: Callers
     unit_findings: list[Finding]  # the findings of every unit, in order (NXM004 left out)
     rendered_reads: int  # units whose findings read a rendered message (line numbers)
+    taken_reads: frozenset[str]  # names any unit's findings asked `name_taken` about (or more)
 
 
 def walk_unit(state: _ChunkState, index: int, chunk: ParsedChunk, env: WalkEnv, use_cache: bool) -> Walker:
@@ -323,8 +324,14 @@ def analyse(source: SourceFile, use_cache: bool = True, included: Sequence[Sourc
             callers,
             findings,
             sum(1 for kept in per_kept if kept is not None and reads_rendered(kept.reads)),
+            frozenset(name for kept in per_kept if kept is not None for name in reads_taken(kept.reads)),
         )
     return finish(source, program, findings, per_unit, per_kept, basis)
+
+
+def reads_taken(reads: dict[tuple[str, str], object]) -> list[str]:
+    """The names the rules asked ``name_taken`` about."""
+    return [name for kind, name in reads if kind == "taken"]
 
 
 def reads_rendered(reads: dict[tuple[str, str], object]) -> bool:

@@ -32,6 +32,7 @@ from nexa_lsp.analysis.migration.findings import (
     chunk_state,
     finish,
     reads_rendered,
+    reads_taken,
     unit_findings,
     walk_unit,
 )
@@ -83,10 +84,20 @@ def analyse_edited(source: SourceFile, included: list[SourceFile]) -> Analysis:
     return analysis
 
 
-def _summaries(chunks: list[ParsedChunk]) -> dict[str, FlowSummary]:
-    out: dict[str, FlowSummary] = {}
+def _summaries(chunks: list[ParsedChunk], program: Program) -> dict[str, tuple[frozenset[str], ...]]:
+    """The flows the chunks declare, each with what ``Program.flow_runs`` reads of its summary:
+    the agents it runs, and those of its names that are agents or flows of ``program`` (a
+    renamed local variable leaves this alone)."""
+    out: dict[str, tuple[frozenset[str], ...]] = {}
+    agents, flows = program.agents, program.flows
     for chunk in chunks:
-        out.update(_FLOW_SUMMARIES.get(chunk))
+        summaries: dict[str, FlowSummary] = _FLOW_SUMMARIES.get(chunk)
+        for flow, summary in summaries.items():
+            out[flow] = (
+                summary.runs,
+                frozenset(n for n in summary.maybe_agents if n in agents),
+                frozenset(n for n in summary.maybe_flows if n in flows),
+            )
     return out
 
 
@@ -115,14 +126,14 @@ def _splice(previous: Analysis, source: SourceFile) -> Analysis | None:
     end = start + sum(counts[head : len(old_chunks) - tail])
     if any(walk.flow_calls for walk in basis.walks[start:end]):
         return None
-    if _summaries(gone) != _summaries(came):
+    if _summaries(gone, program) != _summaries(came, program):  # same agents and flows: the stamp
         return None
     program.share_flow_runs(old)
     gone_names, came_names = _names(gone), _names(came)
     if gone_names == came_names:
         program.share_names(old)
-    elif any(program.name_taken(n) != old.name_taken(n) for n in gone_names ^ came_names):
-        return None
+    elif any(program.name_taken(n) != old.name_taken(n) for n in (gone_names ^ came_names) & basis.taken_reads):
+        return None  # a kept unit's findings depend on whether that name is taken
     if basis.rendered_reads and last_line(source) != last_line(previous.source):
         return None
     env = WalkEnv(program, basis.entry_ext)
@@ -164,6 +175,7 @@ def _splice(previous: Analysis, source: SourceFile) -> Analysis | None:
         basis.callers,
         new_found,
         basis.rendered_reads + rendered,
+        basis.taken_reads.union(*(reads_taken(kept.reads) for kept in kept_list if kept is not None)),
     )
     analysis = finish(
         source,
