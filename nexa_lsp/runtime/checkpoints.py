@@ -238,9 +238,13 @@ class SQLiteCheckpointStore:
             raise self._cannot_open(exc) from exc
         try:
             raw.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            # one read transaction: another process creating the schema meanwhile must not be
+            # seen half (its tables without its version: "not a nexa-lsp run store")
+            raw.execute("BEGIN")
             version = raw.execute("PRAGMA user_version").fetchone()[0]
             problems = [str(row[0]) for row in raw.execute("PRAGMA quick_check(5)").fetchall()]
             tables = raw.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            raw.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
             raw.close()
             if is_corruption(exc):
