@@ -88,8 +88,11 @@ def walk_chunks(source: SourceFile, chunks: list[ParsedChunk] | None = None) -> 
     if not chunks:
         return
     first = chunks[0].anchor.base
-    position = source.lines.utf16_position(first)
-    line, column = position.line, position.character
+    if first == 0:  # the document's start: no line index needed (building one is O(lines))
+        line = column = 0
+    else:
+        position = source.lines.utf16_position(first)
+        line, column = position.line, position.character
     for chunk in chunks:
         yield chunk, line, column
         own = real_text(source, chunk)

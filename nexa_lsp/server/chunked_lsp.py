@@ -34,16 +34,15 @@ if TYPE_CHECKING:
 
 class _ChunkDiagnostics:
     """What the server keeps of one chunk for diagnostics: where it starts (``at``, in the
-    document ``uri``), its extent, and the encoded findings anchored on it, valid while it
+    document ``uri``) and the encoded findings anchored on it, valid while it
     starts there: by finding (``converted``) and, for the last check's findings of the chunk
     (``run``, the finding objects), their LSP forms, JSON and digests together."""
 
-    __slots__ = ("at", "converted", "extent", "run", "run_digests", "run_json", "run_lsp", "uri")
+    __slots__ = ("at", "converted", "run", "run_digests", "run_json", "run_lsp", "uri")
 
     def __init__(self) -> None:
         self.at: tuple[int, int] | None = None
         self.uri = ""
-        self.extent: tuple[int, int] | None = None  # line breaks in the chunk, UTF-16 length after the last
         self.converted: dict[tuple[Any, ...], EncodedDiagnostic] = {}
         self.run: list[Diagnostic] | None = None
         self.run_lsp: list[lsp.Diagnostic] = []
@@ -129,42 +128,14 @@ def _chunk_local(d: Diagnostic, anchor: Any, length: int) -> bool:
 
 def _anchored_entries(source: SourceFile, cache: Any) -> dict[int, _Anchored]:
     """By ``id`` of each chunk's anchor: the chunk, its entry (None for a chunk whose text is not
-    the document's, not cached), its start (line, UTF-16 column) and, for the uncached, the
-    document's text of it; starts computed from per-chunk extents as
-    :func:`nexa_lsp.ide.chunked.walk_chunks` does (without the whole document's line index
-    when the first chunk starts the text)."""
-    from nexa_lsp.ide.chunked import real_text, utf16_length  # lazy: start-up
-
-    def extent(text: str) -> tuple[int, int]:
-        breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
-        return breaks, utf16_length(text[max(text.rfind("\n"), text.rfind("\r")) + 1 :])
+    the document's, not cached), its start (line, UTF-16 column, from
+    :func:`nexa_lsp.ide.chunked.walk_chunks`) and, for the uncached, the document's text of it."""
+    from nexa_lsp.ide.chunked import real_text, walk_chunks  # lazy: start-up
 
     out: dict[int, _Anchored] = {}
-    chunks = source.chunks
-    if not chunks:
-        return out
-    first = chunks[0].anchor.base
-    if first == 0:
-        line = column = 0
-    else:
-        position = source.lines.utf16_position(first)
-        line, column = position.line, position.character
-    for chunk in chunks:
+    for chunk, line, column in walk_chunks(source):
         own = real_text(source, chunk)
-        if own is not None:  # its text differs from the chunk's: not cached
-            out[id(chunk.anchor)] = (chunk, None, line, column, own)
-            breaks, tail = extent(own)
-        else:
-            entry = cache.get(chunk)
-            out[id(chunk.anchor)] = (chunk, entry, line, column, None)
-            if entry.extent is None:
-                entry.extent = extent(chunk.text)
-            breaks, tail = entry.extent
-        if breaks:
-            line += breaks
-            column = tail
-        else:
-            column += tail
+        out[id(chunk.anchor)] = (chunk, None if own is not None else cache.get(chunk), line, column, own)
     return out
 
 
