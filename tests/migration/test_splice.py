@@ -16,26 +16,7 @@ from nexa_lsp.analysis.migration import fresh_migration_diagnostics, migration_d
 from nexa_lsp.syntax import SourceFile, parse_source
 from nexa_lsp.syntax.diagnostics import Diagnostic
 from tests.edit_loops import body_edit, large_file_and_corpus_loop, small_workflow_loop
-from tests.migration.test_incremental import _edit
-
-
-def _view(diags: list[Diagnostic]) -> list[object]:
-    return [
-        (
-            d.code,
-            d.span.start,
-            d.span.end,
-            d.message,
-            d.severity,
-            d.unnecessary,
-            [(r.span.start, r.span.end, r.message) for r in d.related],
-            [
-                (f.title, f.safe, f.why_unsafe, [(e.span.start, e.span.end, e.new_text) for e in f.edits])
-                for f in d.fixes
-            ],
-        )
-        for d in diags
-    ]
+from tests.migration.test_incremental import _edit, _view
 
 
 class _Counter:

@@ -11,7 +11,6 @@ answers through a real client.
 
 from __future__ import annotations
 
-import io
 import json
 import random
 from typing import Any
@@ -28,6 +27,7 @@ from nexa_lsp.syntax import SourceFile, parse_source
 from nexa_lsp.syntax.diagnostics import Diagnostic, Severity
 from tests.edit_loops import large_file_and_corpus_loop, small_workflow_loop
 from tests.migration.test_incremental import BASE, _edit
+from tests.server.test_encoded_symbols import captured_output
 
 URI = "file:///work/中文/t.nx"
 CLIENTS = [
@@ -136,16 +136,7 @@ def test_provided_findings_are_merged_in_position_order() -> None:
 
 def test_the_protocol_writes_an_encoded_notification_as_a_framed_message() -> None:
     server = create_server()
-    out = io.BytesIO()
-
-    class Writer:
-        def write(self, data: bytes) -> None:
-            out.write(data)
-
-        def close(self) -> None:
-            pass
-
-    server.protocol.set_writer(Writer())
+    out = captured_output(server)
     server.notify_encoded(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, '{"uri":"file:///中.nx","diagnostics":[]}')
     header, body = out.getvalue().split(b"\r\n\r\n", 1)
     assert int(header.split(b"\r\n")[0].split(b": ")[1]) == len(body)

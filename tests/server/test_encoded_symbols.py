@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 from lsprotocol import types as lsp
 
@@ -64,8 +65,8 @@ def test_the_joined_json_equals_pygls_encoding_after_each_edit() -> None:
             previous, text = source, EDITS[step](text)
 
 
-def test_the_protocol_writes_an_encoded_answer_as_a_framed_response() -> None:
-    server = create_server()
+def captured_output(server: Any) -> io.BytesIO:
+    """What ``server`` writes from now on (its protocol's writer replaced by a buffer)."""
     out = io.BytesIO()
 
     class Writer:
@@ -76,6 +77,12 @@ def test_the_protocol_writes_an_encoded_answer_as_a_framed_response() -> None:
             pass
 
     server.protocol.set_writer(Writer())
+    return out
+
+
+def test_the_protocol_writes_an_encoded_answer_as_a_framed_response() -> None:
+    server = create_server()
+    out = captured_output(server)
     server.protocol._send_response(7, chunked_lsp.EncodedJson('[{"name": "中"}]'))
     header, body = out.getvalue().split(b"\r\n\r\n", 1)
     assert int(header.split(b"\r\n")[0].split(b": ")[1]) == len(body)
